@@ -1,0 +1,113 @@
+"""RFC 9457 problem+json for every API error: DRF's own exceptions, Django's, and the
+domain's. Field errors come as a list of {path, message}."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler
+
+from specpact.errors import DomainError, FieldError
+
+PROBLEM_CONTENT_TYPE = "application/problem+json"
+_TITLES = {
+    400: "Invalid request",
+    401: "Not authenticated",
+    403: "Forbidden",
+    404: "Not found",
+    405: "Method not allowed",
+    406: "Not acceptable",
+    409: "Conflict",
+    412: "Precondition failed",
+    413: "Request body too large",
+    415: "Unsupported media type",
+    428: "Precondition required",
+    429: "Too many requests",
+}
+
+
+def problem_response(
+    status_code: int,
+    detail: str,
+    *,
+    code: str = "error",
+    errors: list[FieldError] | None = None,
+    request_id: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> Response:
+    body: dict[str, Any] = {
+        "type": f"https://specpact.dev/problems/{code}",
+        "title": _TITLES.get(status_code, "Error"),
+        "status": status_code,
+        "detail": detail,
+        "code": code,
+    }
+    if errors:
+        body["errors"] = [e.as_dict() for e in errors]
+    if request_id:
+        body["request_id"] = request_id
+    response = Response(body, status=status_code, headers=headers)
+    response.content_type = PROBLEM_CONTENT_TYPE
+    return response
+
+
+def _flatten(detail: Any, prefix: str = "") -> list[FieldError]:
+    """DRF's nested error dicts/lists → [{path: "a.b[0]", message}]."""
+    if isinstance(detail, dict):
+        out: list[FieldError] = []
+        for key, value in detail.items():
+            path = key if not prefix else f"{prefix}.{key}"
+            if key == "non_field_errors":
+                path = prefix
+            out.extend(_flatten(value, path))
+        return out
+    if isinstance(detail, list):
+        if all(not isinstance(item, (dict, list)) for item in detail):
+            return [FieldError(prefix, str(item)) for item in detail]
+        out = []
+        for index, item in enumerate(detail):
+            out.extend(_flatten(item, f"{prefix}[{index}]"))
+        return out
+    return [FieldError(prefix, str(detail))]
+
+
+def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    request = context.get("request")
+    request_id = getattr(request, "request_id", None) if request is not None else None
+
+    if isinstance(exc, DomainError):
+        return problem_response(
+            exc.status, exc.detail, code=exc.code, errors=exc.errors, request_id=request_id
+        )
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied()
+
+    response = exception_handler(exc, context)
+    if response is None:
+        return None  # an unexpected error: let Django log it and answer 500
+    assert isinstance(exc, exceptions.APIException)
+    headers = {k: v for k, v in response.headers.items() if k in ("WWW-Authenticate", "Retry-After", "Allow")}
+    if isinstance(exc, exceptions.ValidationError):
+        errors = _flatten(exc.detail)
+        return problem_response(
+            status.HTTP_400_BAD_REQUEST,
+            "The request is invalid; see errors.",
+            code="invalid",
+            errors=errors,
+            request_id=request_id,
+            headers=headers,
+        )
+    detail = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
+    return problem_response(
+        response.status_code,
+        str(detail),
+        code=str(getattr(exc, "default_code", "error")),
+        request_id=request_id,
+        headers=headers,
+    )
