@@ -42,7 +42,9 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "accounts_app",
+    "audit_app",
     "contracts_app",
+    "releases_app",
     "benchmarks_app",
 ]
 

@@ -1,0 +1,1 @@
+"""Placeholder import target until the accounts issue lands its token authentication."""

@@ -1,0 +1,4 @@
+from contracts_app.models.routes import Route
+from contracts_app.models.versions import ContractVersion
+
+__all__ = ["ContractVersion", "Route"]

@@ -1,0 +1,41 @@
+from __future__ import annotations
+
+from django.core.validators import RegexValidator
+from django.db import models
+
+# The same shape as a contract's `route` field: DNS-label-like, so it works in URLs,
+# queue names and metric labels alike.
+ROUTE_SLUG_VALIDATOR = RegexValidator(
+    r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$",
+    "a route slug is 1-64 lowercase letters, digits and inner hyphens",
+)
+
+
+class RouteQuerySet(models.QuerySet["Route"]):
+    def with_active_version(self) -> RouteQuerySet:
+        return self.select_related("active_version")
+
+
+class Route(models.Model):
+    """A named serving lane. Its active version only changes through a release's
+    activation or rollback (releases_app), never by editing this row directly."""
+
+    slug = models.CharField(max_length=64, unique=True, validators=[ROUTE_SLUG_VALIDATOR])
+    description = models.TextField(blank=True)
+    active_version = models.ForeignKey(
+        "contracts_app.ContractVersion",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    active_since = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = RouteQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["slug"]
+
+    def __str__(self) -> str:
+        return self.slug
