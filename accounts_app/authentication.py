@@ -1,1 +1,0 @@
-"""Placeholder import target until the accounts issue lands its token authentication."""
