@@ -1,0 +1,50 @@
+"""`Authorization: Token <prefix.secret>` for scripts and pipelines. `request.auth` is the
+ApiToken, so views can ask it `allows_route(route)`."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from django.utils import timezone
+from rest_framework.authentication import BaseAuthentication, get_authorization_header
+from rest_framework.exceptions import AuthenticationFailed
+from rest_framework.request import Request
+
+from accounts_app.models import ApiToken
+
+# Writing last_used_at on every request would turn every read into a write; a minute of
+# resolution is enough to tell a live pipeline from a forgotten token.
+_LAST_USED_RESOLUTION = timedelta(minutes=1)
+
+
+class ApiTokenAuthentication(BaseAuthentication):
+    keyword = "Token"
+
+    def authenticate(self, request: Request) -> tuple[Any, ApiToken] | None:
+        parts = get_authorization_header(request).split()
+        if not parts or parts[0].lower() != self.keyword.lower().encode():
+            return None
+        if len(parts) != 2:
+            raise AuthenticationFailed("Invalid token header: use 'Authorization: Token <key>'.")
+        try:
+            key = parts[1].decode("ascii")
+        except UnicodeDecodeError:
+            raise AuthenticationFailed("Invalid token.") from None
+        token = ApiToken.objects.for_key(key)
+        if token is None:
+            raise AuthenticationFailed("Invalid token.")
+        if token.revoked_at is not None:
+            raise AuthenticationFailed("This token has been revoked.")
+        if token.is_expired:
+            raise AuthenticationFailed("This token has expired.")
+        if not token.user.is_active:
+            raise AuthenticationFailed("This token's user is inactive.")
+        now = timezone.now()
+        if token.last_used_at is None or now - token.last_used_at > _LAST_USED_RESOLUTION:
+            ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+            token.last_used_at = now
+        return token.user, token
+
+    def authenticate_header(self, request: Request) -> str:
+        return self.keyword

@@ -1,0 +1,171 @@
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+
+from accounts_app.models import ApiToken, UserRole
+from accounts_app.models.tokens import hash_key, new_key
+from accounts_app.roles import ROLE_ORDER, role_rank
+from accounts_app.selectors import user_role
+from audit_app.actors import Actor, as_actor
+from audit_app.services import audit_record
+from contracts_app.models.routes import ROUTE_SLUG_VALIDATOR
+from specpact.errors import Conflict, DomainError, FieldError, Forbidden
+
+
+@dataclass(frozen=True)
+class IssuedToken:
+    """The stored token and its key. The key exists only here: show it once."""
+
+    token: ApiToken
+    key: str
+
+
+def _invalid(path: str, message: str) -> DomainError:
+    return DomainError("The request is invalid; see errors.", errors=[FieldError(path, message)])
+
+
+def _check_role(role: str, path: str = "role") -> None:
+    if role not in ROLE_ORDER:
+        raise _invalid(path, f"unknown role {role!r}; use one of {', '.join(ROLE_ORDER)}")
+
+
+def token_summary(token: ApiToken) -> dict[str, Any]:
+    """What the audit trail keeps about a token: never the key or its hash."""
+    return {
+        "prefix": token.prefix,
+        "user": token.user.get_username(),
+        "name": token.name,
+        "role": token.role,
+        "routes": list(token.route_slugs),
+        "expires_at": token.expires_at.isoformat() if token.expires_at else None,
+        "revoked_at": token.revoked_at.isoformat() if token.revoked_at else None,
+    }
+
+
+def _may_manage_tokens_of(actor: Actor, user: Any) -> bool:
+    from accounts_app.permissions import has_role
+
+    if actor.user is None:  # the system: a management command run by someone with a shell
+        return True
+    return bool(actor.user.pk == user.pk or has_role(actor, "admin"))
+
+
+def token_issue(
+    *,
+    user: Any,
+    role: str,
+    actor: Actor | Any,
+    routes: Iterable[str] = (),
+    name: str = "",
+    expires_at: datetime | None = None,
+    request_id: str = "",
+) -> IssuedToken:
+    """Issue a token for `user` with `role` (at most the user's own role), optionally
+    scoped to route slugs. Non-admins issue tokens for themselves only."""
+    who = as_actor(actor)
+    if not _may_manage_tokens_of(who, user):
+        raise Forbidden("Only an admin can issue tokens for another user.")
+    _check_role(role)
+    have = user_role(user)
+    if role_rank(role) > role_rank(have):
+        raise _invalid("role", f"a token's role can't exceed its user's: {user.get_username()} is {have}")
+    slugs = sorted(set(routes))
+    for slug in slugs:
+        if not re.fullmatch(ROUTE_SLUG_VALIDATOR.regex, slug):
+            raise _invalid("routes", f"{slug!r} is not a route slug")
+    if expires_at is not None and expires_at <= timezone.now():
+        raise _invalid("expires_at", "the expiry must be in the future")
+
+    prefix, key = new_key()
+    with transaction.atomic():
+        token = ApiToken.objects.create(
+            user=user,
+            name=name,
+            prefix=prefix,
+            hashed_key=hash_key(key),
+            role=role,
+            route_slugs=slugs,
+            expires_at=expires_at,
+            created_by=who.user,
+        )
+        audit_record(
+            actor=who,
+            action="token.issued",
+            obj_type="token",
+            obj_id=token.prefix,
+            after=token_summary(token),
+            request_id=request_id,
+        )
+    return IssuedToken(token=token, key=key)
+
+
+def token_revoke(*, token: ApiToken, actor: Actor | Any, reason: str = "", request_id: str = "") -> ApiToken:
+    who = as_actor(actor)
+    if not _may_manage_tokens_of(who, token.user):
+        raise Forbidden("Only an admin can revoke another user's token.")
+    with transaction.atomic():
+        before = token_summary(token)
+        now = timezone.now()
+        # Conditional: of two concurrent revocations one wins, the other gets 409.
+        if not ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=now):
+            raise Conflict(f"Token {token.prefix} is already revoked.", code="token_revoked")
+        token.revoked_at = now
+        audit_record(
+            actor=who,
+            action="token.revoked",
+            obj_type="token",
+            obj_id=token.prefix,
+            before=before,
+            after=token_summary(token),
+            reason=reason,
+            request_id=request_id,
+        )
+    return token
+
+
+def user_create(*, username: str, role: str, actor: Actor | Any, request_id: str = "") -> Any:
+    """A user for scripts and pipelines: no usable password (they authenticate with tokens)."""
+    _check_role(role)
+    user_model = get_user_model()
+    with transaction.atomic():
+        if user_model.objects.filter(username=username).exists():
+            raise Conflict(f"A user named {username!r} already exists.", code="user_exists")
+        user = user_model(username=username)
+        user.set_unusable_password()
+        user.full_clean(exclude=["password"])
+        user.save()
+        UserRole.objects.create(user=user, role=role)
+        audit_record(
+            actor=actor,
+            action="user.created",
+            obj_type="user",
+            obj_id=username,
+            after={"username": username, "role": role},
+            request_id=request_id,
+        )
+    return user
+
+
+def user_set_role(*, user: Any, role: str, actor: Actor | Any, request_id: str = "") -> UserRole:
+    _check_role(role)
+    with transaction.atomic():
+        before = user_role(user)
+        row, _ = UserRole.objects.update_or_create(user=user, defaults={"role": role})
+        audit_record(
+            actor=actor,
+            action="user.role_changed",
+            obj_type="user",
+            obj_id=user.get_username(),
+            before={"role": before},
+            after={"role": role},
+            request_id=request_id,
+        )
+    return row

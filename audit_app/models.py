@@ -1,0 +1,42 @@
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class AuditEventQuerySet(models.QuerySet["AuditEvent"]):
+    def for_object(self, object_type: str, object_id: object) -> AuditEventQuerySet:
+        return self.filter(object_type=object_type, object_id=str(object_id))
+
+
+class AuditEvent(models.Model):
+    """One append-only event of the hash chain. `id` is assigned by `audit_record` under the
+    chain lock (last id + 1), so it is part of the hashed content and the chain has no gaps.
+    PostgreSQL refuses UPDATE, DELETE and TRUNCATE on this table (migration 0002)."""
+
+    id = models.BigIntegerField(primary_key=True)
+    at = models.DateTimeField(db_index=True)
+    # PROTECT: deleting a user would have to rewrite their events; deactivate users instead.
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    actor_label = models.CharField(max_length=160, db_index=True)
+    action = models.CharField(max_length=64, db_index=True)
+    object_type = models.CharField(max_length=64)
+    object_id = models.CharField(max_length=64)
+    route = models.CharField(max_length=64, blank=True, db_index=True)
+    before = models.JSONField(null=True, blank=True)
+    after = models.JSONField(null=True, blank=True)
+    reason = models.TextField(blank=True)
+    request_id = models.CharField(max_length=128, blank=True)
+    prev_hash = models.CharField(max_length=64)
+    hash = models.CharField(max_length=64, unique=True)
+
+    objects = AuditEventQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["object_type", "object_id"], name="audit_object_idx")]
+
+    def __str__(self) -> str:
+        return f"#{self.id} {self.action} {self.object_type}:{self.object_id}"
