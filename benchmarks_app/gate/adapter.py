@@ -1,0 +1,184 @@
+"""From the harness's result JSON (plain dicts) to the gate's inputs.
+
+Expected shape, per arm and lane (the `specpact-worker bench` JSON):
+    {"levels": [{"concurrency": 4 (or "rate": 2.0),
+                 "output_tokens_per_s": …, "requests_per_s": …,
+                 "memory": {"peak_gib": …, "headroom_gib": …} (optional),
+                 "requests": [{"ttft_ms", "tpot_ms", "e2e_ms", "itl_chunk_ms": [...],
+                               "chunk_tokens": [...], "output_tokens", "error": null | str,
+                               "output_token_ids": [...] | null, "prompt_id" (optional)}]}]}
+A request whose `error` is set counts as a failure; its timings are ignored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from benchmarks_app.gate.inputs import (
+    ArmLevel,
+    GateInput,
+    GateInputError,
+    LevelKind,
+    MemoryInput,
+    StabilityInput,
+    as_samples,
+)
+
+
+def level_of(level: Mapping[str, Any]) -> tuple[LevelKind, float]:
+    """The load level of one harness level entry: its `concurrency` or its `rate`."""
+    for kind in ("concurrency", "rate"):
+        value = level.get(kind)
+        if value is not None:
+            if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+                raise GateInputError(f"level {kind} must be a positive number, not {value!r}")
+            return kind, float(value)
+    raise GateInputError("a level needs a 'concurrency' or a 'rate'")
+
+
+def _ok(requests: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    return [r for r in requests if not r.get("error")]
+
+
+def _flat(requests: Sequence[Mapping[str, Any]], key: str) -> list[Any]:
+    return [v for r in requests for v in (r.get(key) or [])]
+
+
+def _scalar(level: Mapping[str, Any], key: str) -> float | None:
+    value = level.get(key)
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def arm_levels_from_harness(result: Mapping[str, Any], *, lane: str) -> list[ArmLevel]:
+    """One ArmLevel per entry of `result["levels"]`."""
+    levels = result.get("levels")
+    if not isinstance(levels, list):
+        raise GateInputError("a harness result needs a 'levels' list")
+    arm_levels = []
+    for level in levels:
+        kind, value = level_of(level)
+        requests = level.get("requests") or []
+        ok = _ok(requests)
+        # Throughput needs (tokens, E2E) pairs from the same requests.
+        pairs = [
+            (r["output_tokens"], r["e2e_ms"])
+            for r in ok
+            if isinstance(r.get("output_tokens"), int | float) and isinstance(r.get("e2e_ms"), int | float)
+        ]
+        tokens, e2e = (
+            (np.array(x, dtype=np.float64) for x in zip(*pairs, strict=True))
+            if pairs
+            else (
+                np.empty(0),
+                np.empty(0),
+            )
+        )
+        arm_levels.append(
+            ArmLevel(
+                lane=lane,
+                level_kind=kind,
+                level=value,
+                samples={
+                    "ttft": as_samples([r.get("ttft_ms") for r in ok]),
+                    "tpot": as_samples([r.get("tpot_ms") for r in ok]),
+                    "e2e": as_samples([r.get("e2e_ms") for r in ok]),
+                    "itl_chunk": as_samples(_flat(ok, "itl_chunk_ms")),
+                },
+                output_tokens=tokens,
+                e2e_ms=e2e,
+                n_requests=len(requests),
+                n_errors=len(requests) - len(ok),
+                output_tokens_per_s=_scalar(level, "output_tokens_per_s"),
+                requests_per_s=_scalar(level, "requests_per_s"),
+            )
+        )
+    return arm_levels
+
+
+def exact_match_rate(
+    baseline: Sequence[Mapping[str, Any]], candidate: Sequence[Mapping[str, Any]]
+) -> StabilityInput | None:
+    """Greedy output stability from two arms' requests at the same level.
+
+    Requests pair by `prompt_id` when both arms carry it, else by position (the harness
+    sends the same prompts in the same order to both arms). Only pairs where both requests
+    succeeded with `output_token_ids` count. None when nothing could be compared.
+    """
+    if all("prompt_id" in r for r in [*baseline, *candidate]):
+        by_id = {r["prompt_id"]: r for r in baseline}
+        pairs = [(by_id[r["prompt_id"]], r) for r in candidate if r["prompt_id"] in by_id]
+    else:
+        pairs = list(zip(baseline, candidate, strict=False))
+    compared = same = 0
+    first: str | None = None
+    for b, c in pairs:
+        tb, tc = b.get("output_token_ids"), c.get("output_token_ids")
+        if b.get("error") or c.get("error") or tb is None or tc is None:
+            continue
+        compared += 1
+        if list(tb) == list(tc):
+            same += 1
+        elif first is None:
+            at = next(
+                (i for i, (x, y) in enumerate(zip(tb, tc, strict=False)) if x != y), min(len(tb), len(tc))
+            )
+            first = f"prompt {b.get('prompt_id', compared - 1)} at output token {at}"
+    return StabilityInput(same / compared, compared, first) if compared else None
+
+
+def gate_input_from_harness(
+    *,
+    baseline: Mapping[str, Mapping[str, Any]],
+    candidate: Mapping[str, Mapping[str, Any]],
+    stability: Mapping[str, Mapping[str, Any]] | None = None,
+) -> GateInput:
+    """Build the gate's input from per-lane harness results of the two arms.
+
+    `baseline`/`candidate` map lane → that arm's harness result JSON. `stability` maps lane →
+    `{"exact_match_rate", "compared"?, "first_divergence"?}` as the harness computed it;
+    a lane without it is compared here from `output_token_ids` (pooled over levels).
+    Memory: the least `headroom_gib` and the largest `peak_gib` over the candidate's levels.
+    """
+    base_levels = [a for lane, res in baseline.items() for a in arm_levels_from_harness(res, lane=lane)]
+    cand_levels = [a for lane, res in candidate.items() for a in arm_levels_from_harness(res, lane=lane)]
+    stab: dict[str, StabilityInput] = {}
+    for lane, given in (stability or {}).items():
+        if not isinstance(given.get("exact_match_rate"), int | float):
+            raise GateInputError(f"stability for lane {lane} needs a numeric exact_match_rate")
+        compared = given.get("compared")
+        stab[lane] = StabilityInput(float(given["exact_match_rate"]), compared, given.get("first_divergence"))
+    for lane in candidate.keys() & baseline.keys() - stab.keys():
+        if (computed := _stability_of_lane(baseline[lane], candidate[lane])) is not None:
+            stab[lane] = computed
+    return GateInput(base_levels, cand_levels, stab, _memory(candidate.values()))
+
+
+def _stability_of_lane(baseline: Mapping[str, Any], candidate: Mapping[str, Any]) -> StabilityInput | None:
+    base_by_level = {level_of(lv): lv.get("requests") or [] for lv in baseline.get("levels") or []}
+    compared = same = 0
+    first: str | None = None
+    for lv in candidate.get("levels") or []:
+        s = exact_match_rate(base_by_level.get(level_of(lv), []), lv.get("requests") or [])
+        if s is None or s.compared is None:
+            continue
+        compared += s.compared
+        same += round(s.exact_match_rate * s.compared)
+        first = first or s.first_divergence
+    return StabilityInput(same / compared, compared, first) if compared else None
+
+
+def _memory(results: Iterable[Mapping[str, Any]]) -> MemoryInput | None:
+    headrooms, peaks = [], []
+    for res in results:
+        for lv in res.get("levels") or []:
+            mem = lv.get("memory") or {}
+            if (h := _scalar(mem, "headroom_gib")) is not None:
+                headrooms.append(h)
+            if (p := _scalar(mem, "peak_gib")) is not None:
+                peaks.append(p)
+    if not headrooms and not peaks:
+        return None
+    return MemoryInput(min(headrooms) if headrooms else None, max(peaks) if peaks else None)

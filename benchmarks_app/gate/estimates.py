@@ -1,0 +1,141 @@
+"""The improvement ratio of one metric at one lane and level, with its bootstrap draws.
+
+The improvement ratio r is ≥ 1 when the candidate is better: baseline/candidate for a
+latency quantile, candidate/baseline for throughput. Non-inferiority uses its inverse.
+Each arm is resampled independently, from its own generator (see `rng_for`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from benchmarks_app.gate.bootstrap import bootstrap_mean_ratio, bootstrap_quantile, quantile, rng_for
+from benchmarks_app.gate.inputs import ArmLevel, FloatArray
+from benchmarks_app.gate.metrics import METRICS
+from benchmarks_app.gate.result import Verdict
+from benchmarks_app.gate.wording import level_label
+
+Key = tuple[str, str, float]
+
+
+@dataclass(frozen=True)
+class Estimate:
+    estimate: float
+    draws: FloatArray
+    n_baseline: int
+    n_candidate: int
+    problem: str | None = None  # set: the ratio can't be estimated; `problem_verdict` says how bad
+    problem_verdict: Verdict = Verdict.MARGINAL
+
+    def interval(self, alpha: float) -> tuple[float, float]:
+        lo, hi = np.quantile(self.draws, [alpha, 1 - alpha])
+        return float(lo), float(hi)
+
+
+class Estimator:
+    """Computes (and caches) estimates so that a rule and the crossover at the same level
+    share the same draws."""
+
+    def __init__(
+        self,
+        baseline: dict[Key, ArmLevel],
+        candidate: dict[Key, ArmLevel],
+        *,
+        seed: int,
+        n_boot: int,
+        min_samples: int,
+        max_error_rate: float,
+    ) -> None:
+        self.baseline = baseline
+        self.candidate = candidate
+        self.seed = seed
+        self.n_boot = n_boot
+        self.min_samples = min_samples
+        self.max_error_rate = max_error_rate
+        self._cache: dict[tuple[Key, str], Estimate] = {}
+
+    def get(self, key: Key, metric: str) -> Estimate:
+        if (key, metric) not in self._cache:
+            self._cache[(key, metric)] = self._compute(key, metric)
+        return self._cache[(key, metric)]
+
+    def _compute(self, key: Key, metric: str) -> Estimate:
+        lane, kind, level = key
+        where = level_label(kind, level)
+        base, cand = self.baseline.get(key), self.candidate.get(key)
+        if base is None or cand is None:
+            missing = " and ".join(a for a, x in (("baseline", base), ("candidate", cand)) if x is None)
+            return _problem(f"{where} was not measured for the {missing} in lane {lane}.")
+        if (rate := _error_rate(cand)) > self.max_error_rate:
+            return _problem(
+                f"The candidate failed {cand.n_errors} of {cand.n_requests} requests ({rate:.0%}) at {where} "
+                f"in lane {lane}; at most {self.max_error_rate:.0%} allowed.",
+                Verdict.FAIL,
+            )
+        if (rate := _error_rate(base)) > self.max_error_rate:
+            return _problem(
+                f"The baseline failed {base.n_errors} of {base.n_requests} requests ({rate:.0%}) at {where} "
+                f"in lane {lane}: the comparison is not trustworthy."
+            )
+        m = METRICS[metric]
+        if m.quantile is None:
+            return self._throughput(key, metric, base, cand, where)
+        xb, xc = base.samples.get(m.base, np.empty(0)), cand.samples.get(m.base, np.empty(0))
+        if (few := self._too_few(len(xb), len(xc), m.label, where, lane)) is not None:
+            return few
+        qb, qc = quantile(xb, m.quantile), quantile(xc, m.quantile)
+        if qb <= 0 or qc <= 0:
+            return _problem(f"{m.label} is 0 ms at {where} in lane {lane}: the ratio is undefined.")
+        db = bootstrap_quantile(xb, m.quantile, self.n_boot, rng_for(self.seed, "baseline", *key, metric))
+        dc = bootstrap_quantile(xc, m.quantile, self.n_boot, rng_for(self.seed, "candidate", *key, metric))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            draws = db / dc  # lower is better: improvement = baseline / candidate
+        return Estimate(qb / qc, _finite(draws), len(xb), len(xc))
+
+    def _throughput(self, key: Key, metric: str, base: ArmLevel, cand: ArmLevel, where: str) -> Estimate:
+        label = METRICS[metric].label
+        if (few := self._too_few(len(base.e2e_ms), len(cand.e2e_ms), label, where, key[0])) is not None:
+            return few
+
+        def num(arm: ArmLevel) -> FloatArray:
+            return arm.output_tokens if metric == "output_tokens_per_s" else np.ones(len(arm.e2e_ms))
+
+        def point(arm: ArmLevel) -> float:
+            return float(num(arm).mean() / arm.e2e_ms.mean())
+
+        pb, pc = point(base), point(cand)
+        if not (pb > 0 and pc > 0 and np.isfinite(pb) and np.isfinite(pc)):
+            return _problem(f"{label} at {where} in lane {key[0]} is 0 or undefined: the ratio is undefined.")
+        db = bootstrap_mean_ratio(
+            num(base), base.e2e_ms, self.n_boot, rng_for(self.seed, "baseline", *key, metric)
+        )
+        dc = bootstrap_mean_ratio(
+            num(cand), cand.e2e_ms, self.n_boot, rng_for(self.seed, "candidate", *key, metric)
+        )
+        with np.errstate(divide="ignore", invalid="ignore"):
+            draws = dc / db  # higher is better: improvement = candidate / baseline
+        return Estimate(pc / pb, _finite(draws), len(base.e2e_ms), len(cand.e2e_ms))
+
+    def _too_few(self, nb: int, nc: int, label: str, where: str, lane: str) -> Estimate | None:
+        if min(nb, nc) >= self.min_samples:
+            return None
+        return _problem(
+            f"Too few {label} samples at {where} in lane {lane} (baseline {nb}, candidate {nc}); "
+            f"at least {self.min_samples} per arm needed.",
+            n=(nb, nc),
+        )
+
+
+def _error_rate(arm: ArmLevel) -> float:
+    return arm.n_errors / arm.n_requests if arm.n_requests > 0 else 0.0
+
+
+def _finite(draws: FloatArray) -> FloatArray:
+    kept = draws[np.isfinite(draws)]
+    return kept if len(kept) else np.array([np.nan])
+
+
+def _problem(reason: str, verdict: Verdict = Verdict.MARGINAL, n: tuple[int, int] = (0, 0)) -> Estimate:
+    return Estimate(float("nan"), np.array([np.nan]), n[0], n[1], reason, verdict)

@@ -1,0 +1,355 @@
+"""The gate: candidate vs. baseline on the contract's `measurement` rules.
+
+Statistical rules (`improve`, `non_inferiority`) are tested per lane and load level on the
+exact bootstrap distribution of the quantile ratio (bootstrap.py), each arm resampled
+independently. Every (rule, lane, level) test is one hypothesis of the family.
+
+Holm correction — by adjusted confidence, ordered by bootstrap p-values
+-----------------------------------------------------------------------
+Each test's one-sided bootstrap p-value (the share of draws on the wrong side of the bar)
+only orders the family (smallest p/alpha first). Holm's step-down then tests them in that
+order: with r tests still open, the next one must meet its bar with its confidence bound at
+level 1 - alpha/r (alpha = 1 - the rule's confidence). The first test that doesn't stops the
+procedure: it and all later tests are not confirmed. The verdict is decided on the same
+bound that the result shows, so a reason never contradicts its interval. With equal
+confidences this is exactly Holm's procedure; with unequal ones it is the closed
+Bonferroni-Holm procedure, and the family-wise error is at most the largest alpha.
+The overall verdict needs every test to pass (an intersection-union test), which alone
+would need no correction; Holm makes each individual Pass a claim that holds jointly.
+
+Verdicts (see `Verdict`): Pass when confirmed; Marginal when the point estimate meets the
+bar but the bound doesn't, or when data are missing or too few; Fail when the point estimate
+misses the bar or the candidate's error rate exceeds `max_error_rate`.
+Output stability and memory headroom are deterministic checks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from benchmarks_app.gate.crossover import find_crossover
+from benchmarks_app.gate.estimates import Estimate, Estimator, Key
+from benchmarks_app.gate.inputs import ArmLevel, GateInput, GateInputError
+from benchmarks_app.gate.result import (
+    CheckResult,
+    GateResult,
+    RuleResult,
+    Verdict,
+    worst,
+)
+from benchmarks_app.gate.rules import DEFAULT_CONFIDENCE, GateRules, StatRule
+from benchmarks_app.gate.wording import improve_reason, level_label, non_inferiority_reason, pct
+
+Correction = Literal["holm", "none"]
+
+METHOD_NOTES = {
+    "quantile": "numpy's default linear-interpolation quantile (type 7), in the estimate and the bootstrap",
+    "bootstrap": (
+        "percentile bootstrap of the quantile ratio; each arm resampled independently and exactly via "
+        "order statistics (U_(k) ~ Beta(k, n-k+1)), O(n + n_boot) per arm"
+    ),
+    "interval": "equal-tailed; each side at the test's one-sided (Holm-adjusted) confidence",
+    "correction": (
+        "Holm step-down over every (rule, lane, level) test, by adjusted confidence, "
+        "ordered by bootstrap p-values"
+    ),
+    "throughput": "ratio of per-request means (Little's law), bootstrapped over requests",
+    "itl_chunk": (
+        "inter-chunk gaps pooled over requests and resampled as independent "
+        "(narrower than a per-request bootstrap)"
+    ),
+    "crossover": "lowest level whose unadjusted improvement interval (primary metric) has its lower end ≤ 1",
+}
+
+
+@dataclass
+class _Test:
+    rule: StatRule
+    key: Key
+    est: Estimate
+    p_value: float
+
+    @property
+    def alpha(self) -> float:
+        return 1 - self.rule.confidence
+
+
+def evaluate_gate(
+    data: GateInput,
+    rules: GateRules,
+    *,
+    seed: int = 0,
+    n_boot: int = 10_000,
+    correction: Correction = "holm",
+    min_samples: int = 5,
+    max_error_rate: float = 0.05,
+) -> GateResult:
+    """Judge the candidate against the baseline. Deterministic for a given seed."""
+    if n_boot < 100:
+        raise GateInputError("n_boot must be at least 100")
+    if correction not in ("holm", "none"):
+        raise GateInputError("correction must be 'holm' or 'none'")
+    baseline = {a.key: a for a in data.baseline}
+    candidate = {a.key: a for a in data.candidate}
+    keys = _all_keys(baseline, candidate, rules)
+    est = Estimator(
+        baseline, candidate, seed=seed, n_boot=n_boot, min_samples=min_samples, max_error_rate=max_error_rate
+    )
+
+    checks: list[CheckResult] = []
+    tests: list[_Test] = []
+    for rule in rules.stat_rules:
+        in_scope = [k for k in keys if rule.applies_to(k[1], k[2])]  # type: ignore[arg-type]
+        if not in_scope:
+            checks.append(_no_levels(rule))
+        for key in in_scope:
+            e = est.get(key, rule.metric)
+            if e.problem is not None:
+                checks.append(_problem_check(rule, key, e))
+            else:
+                tests.append(_Test(rule, key, e, _p_value(rule, e)))
+    checks.extend(_run_tests(tests, correction))
+    checks.extend(_stability_checks(data, rules, sorted({k[0] for k in keys})))
+    checks.extend(_memory_checks(data, rules))
+    order = {r: i for i, r in enumerate([*(r.rule_id for r in rules.stat_rules), "output_stability"])}
+    checks.sort(
+        key=lambda c: (order.get(c.rule_id, len(order)), c.lane or "", c.level_kind or "", c.level or 0)
+    )
+
+    rule_results = _rule_results(rules, checks)
+    overall = worst([r.verdict for r in rule_results])
+    primary_conf = rules.improve[0].confidence if rules.improve else DEFAULT_CONFIDENCE
+    crossovers = tuple(
+        find_crossover(est, lane, kind, levels, rules.primary_metric, primary_conf)
+        for (lane, kind), levels in _levels_by_lane(baseline, candidate).items()
+    )
+    return GateResult(
+        verdict=overall,
+        summary=_summary(overall, rule_results),
+        rules=tuple(rule_results),
+        checks=tuple(checks),
+        crossovers=crossovers,
+        seed=seed,
+        n_boot=n_boot,
+        correction=correction,
+        method=dict(METHOD_NOTES),
+    )
+
+
+def _all_keys(baseline: dict[Key, ArmLevel], candidate: dict[Key, ArmLevel], rules: GateRules) -> list[Key]:
+    keys = set(baseline) | set(candidate)
+    for lane, levels in (rules.planned or {}).items():
+        keys.update((lane, kind, level) for kind, level in levels)
+    return sorted(keys)
+
+
+def _levels_by_lane(
+    baseline: dict[Key, ArmLevel], candidate: dict[Key, ArmLevel]
+) -> dict[tuple[str, str], list[float]]:
+    grouped: dict[tuple[str, str], list[float]] = {}
+    for lane, kind, level in sorted(set(baseline) | set(candidate)):
+        grouped.setdefault((lane, kind), []).append(level)
+    return grouped
+
+
+def _p_value(rule: StatRule, e: Estimate) -> float:
+    """One-sided bootstrap p-value of "the bar is not met" (used to order Holm's steps)."""
+    if rule.kind == "improve":
+        wrong = np.count_nonzero(e.draws < rule.bound)
+    else:
+        wrong = np.count_nonzero(1.0 / e.draws > rule.bound)
+    return float((1 + wrong) / (1 + len(e.draws)))
+
+
+def _run_tests(tests: list[_Test], correction: Correction) -> Iterable[CheckResult]:
+    if correction == "none":
+        for t in tests:
+            yield _judge(t, t.alpha, adjusted=False, stopped=False)
+        return
+    open_tests = sorted(tests, key=lambda t: (t.p_value / t.alpha, t.rule.rule_id, t.key))
+    stopped = False
+    while open_tests:
+        r = len(open_tests)
+        t = open_tests.pop(0)
+        check = _judge(t, t.alpha / r, adjusted=r > 1, stopped=stopped)
+        if check.verdict is not Verdict.PASS:
+            stopped = True  # Holm: once one test is not confirmed, no later one is
+        yield check
+
+
+def _judge(t: _Test, alpha: float, *, adjusted: bool, stopped: bool) -> CheckResult:
+    rule, e = t.rule, t.est
+    where = level_label(t.key[1], t.key[2])
+    if rule.kind == "improve":
+        estimate = e.estimate
+        lo, hi = e.interval(alpha)
+        meets_point, meets_bound = estimate >= rule.bound, lo >= rule.bound
+    else:
+        estimate = 1.0 / e.estimate
+        r_lo, r_hi = e.interval(alpha)
+        lo, hi = 1.0 / r_hi, 1.0 / r_lo
+        meets_point, meets_bound = estimate <= rule.bound, hi <= rule.bound
+    if meets_bound and not stopped:
+        verdict = Verdict.PASS
+    elif meets_point:
+        verdict = Verdict.MARGINAL
+    else:
+        verdict = Verdict.FAIL
+    words = improve_reason if rule.kind == "improve" else non_inferiority_reason
+    reason = f"Lane {t.key[0]}: " + words(
+        rule.metric, where, estimate, (lo, hi), rule.bound, 1 - alpha, adjusted, verdict.value
+    )
+    if meets_bound and stopped:
+        reason += " Not confirmed: Holm's step-down stopped at an earlier test."
+    return CheckResult(
+        rule_id=rule.rule_id,
+        kind=rule.kind,
+        lane=t.key[0],
+        level_kind=t.key[1],
+        level=t.key[2],
+        metric=rule.metric,
+        estimate=estimate,
+        ci_low=lo,
+        ci_high=hi,
+        confidence=1 - alpha,
+        required=rule.bound,
+        verdict=verdict,
+        reason=reason,
+        p_value=t.p_value,
+        n_baseline=e.n_baseline,
+        n_candidate=e.n_candidate,
+    )
+
+
+def _problem_check(rule: StatRule, key: Key, e: Estimate) -> CheckResult:
+    return CheckResult(
+        rule_id=rule.rule_id,
+        kind=rule.kind,
+        lane=key[0],
+        level_kind=key[1],
+        level=key[2],
+        metric=rule.metric,
+        estimate=None,
+        ci_low=None,
+        ci_high=None,
+        confidence=rule.confidence,
+        required=rule.bound,
+        verdict=e.problem_verdict,
+        reason=e.problem or "",
+        n_baseline=e.n_baseline,
+        n_candidate=e.n_candidate,
+    )
+
+
+def _no_levels(rule: StatRule) -> CheckResult:
+    return CheckResult(
+        rule_id=rule.rule_id,
+        kind=rule.kind,
+        lane=None,
+        level_kind=None,
+        level=None,
+        metric=rule.metric,
+        estimate=None,
+        ci_low=None,
+        ci_high=None,
+        confidence=rule.confidence,
+        required=rule.bound,
+        verdict=Verdict.MARGINAL,
+        reason=f"No tested level is within this rule's scope ({rule.describe()}).",
+    )
+
+
+def _stability_checks(data: GateInput, rules: GateRules, lanes: list[str]) -> Iterable[CheckResult]:
+    required = rules.greedy_exact_match_min
+    if required is None:
+        return
+    for lane in lanes or sorted(data.stability):
+        s = data.stability.get(lane)
+        if s is None or s.compared == 0:
+            verdict, rate = Verdict.MARGINAL, None
+            reason = (
+                f"Output stability was not measured in lane {lane} (it needs greedy decoding on both arms)."
+            )
+        else:
+            rate = s.exact_match_rate
+            verdict = Verdict.PASS if rate >= required else Verdict.FAIL
+            of = f" of {s.compared} prompts" if s.compared is not None else " of prompts"
+            reason = (
+                f"Greedy outputs token-identical to the baseline's for {pct(rate)}{of} "
+                f"in lane {lane}, required ≥ {pct(required)}."
+            )
+            if verdict is Verdict.FAIL and s.first_divergence:
+                reason += f" First divergence: {s.first_divergence}."
+        yield CheckResult(
+            "output_stability", "output_stability", lane, None, None, "greedy_exact_match",
+            rate, None, None, None, required, verdict, reason,
+        )  # fmt: skip
+
+
+def _memory_checks(data: GateInput, rules: GateRules) -> Iterable[CheckResult]:
+    required = rules.memory_headroom_min_gib
+    if required is None:
+        return
+    mem = data.memory
+    if mem is None or mem.headroom_gib is None:
+        verdict, headroom = Verdict.MARGINAL, None
+        reason = f"The candidate's memory headroom was not reported; required ≥ {required:g} GiB."
+    else:
+        headroom = mem.headroom_gib
+        verdict = Verdict.PASS if headroom >= required else Verdict.FAIL
+        peak = f" (peak {mem.peak_gib:.1f} GiB)" if mem.peak_gib is not None else ""
+        reason = f"Candidate memory headroom {headroom:.1f} GiB{peak}, required ≥ {required:g} GiB."
+    yield CheckResult(
+        "memory_headroom", "memory_headroom", None, None, None, "headroom_gib",
+        headroom, None, None, None, required, verdict, reason,
+    )  # fmt: skip
+
+
+def _rule_results(rules: GateRules, checks: list[CheckResult]) -> list[RuleResult]:
+    described: list[tuple[str, str, str]] = [(r.rule_id, r.kind, r.describe()) for r in rules.stat_rules]
+    if rules.greedy_exact_match_min is not None:
+        described.append(
+            (
+                "output_stability",
+                "output_stability",
+                f"greedy exact match ≥ {pct(rules.greedy_exact_match_min)}",
+            )
+        )
+    if rules.memory_headroom_min_gib is not None:
+        described.append(
+            ("memory_headroom", "memory_headroom", f"memory headroom ≥ {rules.memory_headroom_min_gib:g} GiB")
+        )
+    results = []
+    for rule_id, kind, description in described:
+        mine = [c for c in checks if c.rule_id == rule_id]
+        verdict = worst([c.verdict for c in mine])
+        results.append(RuleResult(rule_id, kind, description, verdict, _rule_reason(verdict, mine)))
+    return results
+
+
+def _rule_reason(verdict: Verdict, mine: list[CheckResult]) -> str:
+    if not mine:
+        return "Nothing was measured for this rule."
+    if verdict is Verdict.PASS:
+        return f"Met in all {len(mine)} checks." if len(mine) > 1 else mine[0].reason
+    worst_ones = [c.reason for c in mine if c.verdict is verdict]
+    more = f" (and {len(worst_ones) - 2} more)" if len(worst_ones) > 2 else ""
+    return " ".join(worst_ones[:2]) + more
+
+
+def _summary(overall: Verdict, results: list[RuleResult]) -> str:
+    if not results:
+        return "Marginal: the contract states no rule the gate can check."
+    counts = {v: sum(r.verdict is v for r in results) for v in Verdict}
+    head = (
+        f"{overall.value.capitalize()}: {counts[Verdict.PASS]} of {len(results)} rules pass, "
+        f"{counts[Verdict.MARGINAL]} marginal, {counts[Verdict.FAIL]} fail."
+    )
+    if overall is Verdict.PASS:
+        return head
+    first = next(r for r in results if r.verdict is overall)
+    return f"{head} {first.rule_id}: {first.reason}"

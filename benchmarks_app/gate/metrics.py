@@ -1,0 +1,54 @@
+"""The metrics a contract's `measurement` rules may name, as the gate understands them.
+
+Temporary: `contracts_app/document/metrics.py` (METRICS, `lower_is_better()`) is being
+written by the contract engineer; this table uses the same names and should be replaced by
+an import from there once it exists (both are pure Python).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+LATENCY_BASES = ("ttft", "tpot", "itl_chunk", "e2e")
+QUANTILES = {"p50": 0.50, "p90": 0.90, "p95": 0.95, "p99": 0.99}
+THROUGHPUT_METRICS = ("output_tokens_per_s", "requests_per_s")
+
+_LABELS = {"ttft": "TTFT", "tpot": "TPOT", "itl_chunk": "Inter-chunk latency", "e2e": "E2E latency"}
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One gate metric.
+
+    `base` is the per-request sample it is computed from (`ttft`, `tpot`, `itl_chunk`,
+    `e2e`) or the throughput name itself; `quantile` is None for throughput metrics.
+    """
+
+    name: str
+    base: str
+    quantile: float | None
+    lower_is_better: bool
+    unit: str
+    label: str
+
+
+def _build() -> dict[str, Metric]:
+    table: dict[str, Metric] = {}
+    for base in LATENCY_BASES:
+        for suffix, q in QUANTILES.items():
+            name = f"{base}_{suffix}"
+            table[name] = Metric(name, base, q, True, "ms", f"{_LABELS[base]} {suffix}")
+    table["output_tokens_per_s"] = Metric(
+        "output_tokens_per_s", "output_tokens_per_s", None, False, "tokens/s", "Output tokens/s"
+    )
+    table["requests_per_s"] = Metric(
+        "requests_per_s", "requests_per_s", None, False, "requests/s", "Requests/s"
+    )
+    return table
+
+
+METRICS: dict[str, Metric] = _build()
+
+
+def lower_is_better(name: str) -> bool:
+    return METRICS[name].lower_is_better
