@@ -1,0 +1,219 @@
+"""What every engine adapter shares: the result types, a tolerant command-line reader and
+the skeleton of an imported document (with what a command line cannot say, said)."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from specpact.errors import FieldError
+
+from ..errors import ContractError
+from ..schema import ContractDocument
+
+
+@dataclass
+class RenderedConfig:
+    engine: str
+    argv: list[str]
+    shell: str
+    config: dict[str, Any]
+    notes: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "engine": self.engine,
+            "argv": list(self.argv),
+            "shell": self.shell,
+            "config": self.config,
+            "notes": list(self.notes),
+        }
+
+
+@dataclass
+class ImportResult:
+    """`document` is a contract dict; `unresolved` names each field the command could not
+    say (filled with a placeholder or left out) and each option that was ignored."""
+
+    document: dict[str, Any]
+    unresolved: list[FieldError] = field(default_factory=list)
+
+
+def rendered(engine: str, argv: list[str], config: dict[str, Any], notes: list[str]) -> RenderedConfig:
+    return RenderedConfig(engine=engine, argv=argv, shell=shlex.join(argv), config=config, notes=notes)
+
+
+def common_notes(doc: ContractDocument, engine_name: str) -> list[str]:
+    decoding = doc.compatibility.decoding
+    notes = [
+        f"decoding modes ({', '.join(decoding.modes)}) are chosen per request: {engine_name} does not "
+        "enforce them; the route's clients must"
+    ]
+    if decoding.temperature_max is not None:
+        notes.append(f"keep the request temperature at or below {decoding.temperature_max}")
+    return notes
+
+
+class Args:
+    """A command line read without knowing every option of the engine: `--opt value`,
+    `--opt=value`, bare flags (names in `flags`), and positionals. Options are taken one
+    by one; what is left over is reported, never silently dropped."""
+
+    def __init__(self, argv: Iterable[str], flags: Iterable[str] = ()) -> None:
+        self.positionals: list[str] = []
+        self.options: dict[str, str | None] = {}
+        bare = set(flags)
+        tokens = list(argv)
+        i = 0
+        while i < len(tokens):
+            token = tokens[i]
+            if token.startswith("-") and len(token) > 1 and not _is_number(token):
+                name, eq, value = token.partition("=")
+                if eq:
+                    self.options[name] = value
+                elif name in bare or i + 1 >= len(tokens) or _looks_like_option(tokens[i + 1]):
+                    self.options[name] = None
+                else:
+                    self.options[name] = tokens[i + 1]
+                    i += 1
+            else:
+                self.positionals.append(token)
+            i += 1
+
+    def take(self, *names: str) -> str | None:
+        value: str | None = None
+        for name in names:
+            if name in self.options:
+                got = self.options.pop(name)
+                value = got if got is not None else value
+        return value
+
+    def take_int(self, *names: str) -> int | None:
+        raw = self.take(*names)
+        if raw is None:
+            return None
+        try:
+            return int(raw)
+        except ValueError:
+            raise import_error(f"{names[0]} takes a whole number, got {raw!r}") from None
+
+    def leftovers(self) -> list[FieldError]:
+        return [
+            FieldError(
+                "argv", f"{name}{'' if value is None else ' ' + value} is not part of a contract; ignored"
+            )
+            for name, value in self.options.items()
+        ]
+
+
+def _is_number(token: str) -> bool:
+    return re.fullmatch(r"-?\d+(\.\d+)?", token) is not None
+
+
+def _looks_like_option(token: str) -> bool:
+    return token.startswith("-") and len(token) > 1 and not _is_number(token)
+
+
+def import_error(message: str) -> ContractError:
+    return ContractError("The command line could not be imported.", [FieldError("argv", message)])
+
+
+def slugify(name: str) -> str:
+    base = name.rstrip("/").rsplit("/", 1)[-1].lower()
+    base = re.sub(r"\.gguf$", "", base)
+    slug = re.sub(r"[^a-z0-9]+", "-", base).strip("-")[:64].strip("-")
+    return slug or "imported-route"
+
+
+class Skeleton:
+    """Builds an imported document. Fields the format requires but a command line cannot
+    say get placeholders; optional ones are left out; both are recorded in `unresolved`."""
+
+    def __init__(self, engine: str, engine_name: str) -> None:
+        self.engine = engine
+        self.engine_name = engine_name
+        self.unresolved: list[FieldError] = []
+
+    def say(self, path: str, message: str) -> None:
+        self.unresolved.append(FieldError(path, message))
+
+    def document(
+        self,
+        *,
+        model: str,
+        revision: str | None,
+        tokenizer: dict[str, Any],
+        speculation: dict[str, Any],
+        assets: list[dict[str, Any]],
+        modes: list[str] | None = None,
+        max_batch_size: int | None,
+        max_concurrency: int | None,
+        speculation_off_above: int | None = None,
+    ) -> dict[str, Any]:
+        route = slugify(model)
+        self.say("route", f"placeholder {route!r}, made from the model name: name the route")
+        target: dict[str, Any] = {"model": model, "engine": self.engine}
+        if revision is not None:
+            target["revision"] = revision
+        else:
+            self.say("target.revision", "the command does not pin a model revision: add one")
+        self.say(
+            "target.engine_version", f"left out: a command line does not say the {self.engine_name} version"
+        )
+        if modes is None:
+            modes = ["greedy", "sampling"]
+            self.say(
+                "compatibility.decoding.modes",
+                "placeholder [greedy, sampling]: decoding is chosen per request; state what the route allows",
+            )
+        if max_batch_size is None:
+            max_batch_size = 1
+            self.say(
+                "compatibility.batching.max_batch_size",
+                "placeholder 1: the command does not set a batch limit",
+            )
+        if max_concurrency is None:
+            max_concurrency = max_batch_size
+            self.say(
+                "compatibility.max_concurrency",
+                f"placeholder {max_concurrency} (the batch limit): {self.engine_name} does not cap it",
+            )
+        batching: dict[str, Any] = {"max_batch_size": max_batch_size}
+        if speculation_off_above is not None:
+            batching["speculation_off_above_batch_size"] = speculation_off_above
+        self.say("lanes", "left empty: which workloads the method is approved for is the reviewer's call")
+        self.say(
+            "measurement",
+            "left empty: add a workload per allowed lane and the standard the speedup must meet",
+        )
+        rollback_to = "speculation_off" if speculation.get("method", "none") != "none" else "previous"
+        self.say("rollback", f"placeholder: to {rollback_to} when the gate fails; confirm the rollback plan")
+        return {
+            "apiVersion": "specpact/v1",
+            "route": route,
+            "description": f"Imported from a {self.engine_name} command line; see the unresolved fields.",
+            "target": target,
+            "speculation": speculation,
+            "assets": assets,
+            "compatibility": {
+                "tokenizer": tokenizer,
+                "decoding": {"modes": modes},
+                "batching": batching,
+                "max_concurrency": max_concurrency,
+            },
+            "lanes": {"allowed": [], "excluded": []},
+            "measurement": {"workloads": {}, "improve": [], "non_inferiority": []},
+            "rollback": {"to": rollback_to, "when": ["gate_fail"]},
+        }
+
+
+def strip_program(argv: list[str], programs: Iterable[str]) -> list[str]:
+    """Drop the leading program words (`vllm serve`, `python -m sglang.launch_server`, …)."""
+    words = set(programs)
+    rest = list(argv)
+    while rest and (rest[0] in words or rest[0].rsplit("/", 1)[-1] in words):
+        rest.pop(0)
+    return rest

@@ -1,0 +1,19 @@
+"""The one error the document core raises: every problem with a contract, all at once."""
+
+from __future__ import annotations
+
+from specpact.errors import DomainError, FieldError
+
+
+class ContractError(DomainError):
+    """An invalid contract document. `errors` lists every problem found (path + message),
+    so an author fixes them in one pass instead of one per upload."""
+
+    def __init__(self, detail: str, errors: list[FieldError] | None = None) -> None:
+        super().__init__(detail=detail, status=400, code="invalid_contract", errors=list(errors or []))
+
+    def __str__(self) -> str:
+        if not self.errors:
+            return self.detail
+        lines = [self.detail] + [f"  {e.path or '(document)'}: {e.message}" for e in self.errors]
+        return "\n".join(lines)

@@ -1,0 +1,210 @@
+"""The contract document (`apiVersion: specpact/v1`) as a pydantic model tree.
+
+Field names are the format's public names (DESIGN §8): change none of them. Every model
+forbids unknown fields (a typo must not pass silently) and is strict about types (a
+quoted "4" is not a number). Cross-field and engine rules live in `rules.py`."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+from .engines import AssetRole, Engine, Method
+
+API_VERSION = "specpact/v1"
+SCHEMA_ID = "https://specpact.dev/schema/contract/v1.json"
+KNOWN_LANES: tuple[str, ...] = ("chat", "summarization", "extraction", "document_review", "agent")
+LANE_PATTERN = r"^[a-z][a-z0-9_-]{0,62}$"
+ROUTE_PATTERN = r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$"
+DIGEST_PATTERN = r"^sha256:[0-9a-f]{64}$"
+
+LaneName = Annotated[
+    str,
+    StringConstraints(pattern=LANE_PATTERN),
+    Field(description=f"A workload lane: one of {', '.join(KNOWN_LANES)}, or a custom slug."),
+]
+NonEmpty = Annotated[str, StringConstraints(min_length=1, max_length=500)]
+Digest = Annotated[str, StringConstraints(pattern=DIGEST_PATTERN)]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, frozen=True)
+
+
+class TokenizerRef(_Model):
+    name: NonEmpty = Field(description="Tokenizer repository or path (often the model's own).")
+    revision: NonEmpty | None = Field(default=None, description="Commit, tag or branch of the tokenizer.")
+    digest: Digest | None = Field(default=None, description="sha256 of the tokenizer files, if pinned.")
+
+
+class Target(_Model):
+    model: NonEmpty = Field(description="The target model: repository id or path.")
+    revision: NonEmpty | None = Field(default=None, description="Commit or tag of the target model.")
+    digest: Digest | None = Field(default=None, description="sha256 of the target weights, if pinned.")
+    engine: Engine = Field(description="The inference engine that serves the route.")
+    engine_version: NonEmpty | None = Field(default=None, description='Engine release, e.g. "0.11.0".')
+
+
+class SpeculationParams(_Model):
+    prompt_lookup_min: int | None = Field(
+        default=None, ge=1, description="n-gram: shortest prompt n-gram matched (vLLM prompt_lookup_min)."
+    )
+    prompt_lookup_max: int | None = Field(
+        default=None,
+        ge=1,
+        description="n-gram: longest prompt n-gram matched (vLLM prompt_lookup_max, Transformers "
+        "max_matching_ngram_size, SGLang max match window, llama.cpp --spec-ngram-size-n).",
+    )
+    ngram_variant: Literal["simple", "mod", "cache", "map-k", "map-k4v"] | None = Field(
+        default=None, description="llama.cpp only: which n-gram drafter (--spec-type ngram-<variant>)."
+    )
+    heterogeneous_vocab: bool | None = Field(
+        default=None,
+        description="draft_model: the draft may use a different tokenizer; only where the engine has "
+        "such a mode (Transformers universal assisted decoding, vLLM use_heterogeneous_vocab).",
+    )
+    early_exit_layer: int | None = Field(
+        default=None,
+        ge=1,
+        description="early_exit: the layer whose output drafts (Transformers assistant_early_exit).",
+    )
+    eagle_topk: int | None = Field(
+        default=None, ge=1, description="SGLang EAGLE tree branching factor (--speculative-eagle-topk)."
+    )
+    num_draft_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        description="SGLang EAGLE tree verification width (--speculative-num-draft-tokens).",
+    )
+
+
+class Speculation(_Model):
+    method: Method = Field(description="The speculation method; `none` is plain decoding.")
+    num_speculative_tokens: int | None = Field(
+        default=None, ge=1, le=128, description="Tokens proposed per step; required unless method is none."
+    )
+    params: SpeculationParams | None = Field(default=None, description="Method parameters.")
+
+
+class Asset(_Model):
+    role: AssetRole = Field(description="What the route uses this checkpoint for.")
+    name: NonEmpty = Field(description="Repository id or path of the checkpoint.")
+    revision: NonEmpty | None = Field(default=None, description="Commit or tag of the checkpoint.")
+    digest: Digest | None = Field(default=None, description="sha256 of the checkpoint, if pinned.")
+    size_bytes: int | None = Field(default=None, ge=0, description="Size on disk, for memory planning.")
+    tokenizer: TokenizerRef | None = Field(
+        default=None, description="The checkpoint's own tokenizer (required for a draft, to check the match)."
+    )
+
+
+class Decoding(_Model):
+    modes: list[Literal["greedy", "sampling"]] = Field(
+        min_length=1, description="Decoding modes the route is approved for."
+    )
+    temperature_max: float | None = Field(
+        default=None, ge=0, le=10, description="Highest sampling temperature approved."
+    )
+
+
+class Batching(_Model):
+    max_batch_size: int = Field(ge=1, description="Largest batch the engine may run.")
+    speculation_off_above_batch_size: int | None = Field(
+        default=None, ge=1, description="Speculation is switched off when the batch is larger than this."
+    )
+
+
+class Compatibility(_Model):
+    tokenizer: TokenizerRef = Field(description="The target's tokenizer; drafts must match it.")
+    decoding: Decoding
+    batching: Batching
+    max_concurrency: int = Field(ge=1, description="Most concurrent requests the route is approved for.")
+
+
+class Lanes(_Model):
+    allowed: list[LaneName] = Field(description="Lanes the method is approved for.")
+    excluded: list[LaneName] = Field(default_factory=list, description="Lanes explicitly excluded.")
+
+
+class Workload(_Model):
+    dataset: NonEmpty = Field(description="Prompt set, e.g. builtin:extraction or a path.")
+    concurrency: list[Annotated[int, Field(ge=1)]] | None = Field(
+        default=None, min_length=1, description="Closed-loop concurrency levels."
+    )
+    rate: list[Annotated[float, Field(gt=0)]] | None = Field(
+        default=None, min_length=1, description="Open-loop request rates (requests per second)."
+    )
+    requests_per_level: int = Field(ge=1, description="Requests measured at each level.")
+    max_tokens: int = Field(ge=1, description="Output tokens per request.")
+
+
+class Improvement(_Model):
+    metric: NonEmpty = Field(description="A metric the gate knows (see METRICS).")
+    min_ratio: float = Field(gt=0, description="Required baseline/candidate ratio (1.2 = 1.2x better).")
+    confidence: float = Field(default=0.95, gt=0, lt=1, description="Confidence of the bootstrap interval.")
+    max_concurrency: int | None = Field(
+        default=None, ge=1, description="Required only up to this concurrency."
+    )
+
+
+class NonInferiority(_Model):
+    metric: NonEmpty = Field(description="A metric the gate knows (see METRICS).")
+    max_ratio: float = Field(gt=0, description="Largest allowed candidate/baseline ratio (1.1 = 10% worse).")
+
+
+class OutputStability(_Model):
+    greedy_exact_match_min: float = Field(
+        ge=0, le=1, description="Share of greedy outputs that must be token-identical to the baseline."
+    )
+
+
+class Measurement(_Model):
+    workloads: dict[LaneName, Workload] = Field(description="The workload measured on each lane.")
+    improve: list[Improvement] = Field(default_factory=list, description="Metrics that must improve.")
+    non_inferiority: list[NonInferiority] = Field(
+        default_factory=list, description="Metrics that must not get worse than a margin."
+    )
+    output_stability: OutputStability | None = None
+    memory_headroom_min_gib: float | None = Field(
+        default=None, ge=0, description="GPU memory that must stay free with speculation on."
+    )
+
+
+class Rollback(_Model):
+    to: NonEmpty = Field(description="`previous`, `speculation_off`, or `version:N`.")
+    when: list[Literal["gate_fail", "output_stability_breach", "latency_regression", "manual"]] = Field(
+        default_factory=list, description="What triggers the rollback."
+    )
+
+
+class ContractDocument(_Model):
+    """A speculative-decoding route contract."""
+
+    model_config = ConfigDict(
+        title="SpecPact route contract (specpact/v1)",
+        extra="forbid",
+        strict=True,
+        allow_inf_nan=False,
+        frozen=True,
+    )
+
+    apiVersion: str = Field(description=f"Always `{API_VERSION}`.")  # the format's own (camelCase) name
+    route: str = Field(description="The route slug (lowercase letters, digits, dashes).")
+    description: str | None = Field(default=None, max_length=4000, description="What the route is for.")
+    notes: str | None = Field(default=None, max_length=20000, description="Free text for reviewers.")
+    target: Target
+    speculation: Speculation
+    assets: list[Asset] = Field(default_factory=list, description="Every extra checkpoint the route needs.")
+    compatibility: Compatibility
+    lanes: Lanes
+    measurement: Measurement
+    rollback: Rollback
+
+    def asset(self, role: str) -> Asset | None:
+        return next((a for a in self.assets if a.role == role), None)
+
+
+def contract_json_schema() -> dict[str, Any]:
+    """The published JSON Schema of the format (structure only; engine rules are not in it)."""
+    schema = ContractDocument.model_json_schema()
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID, **schema}
