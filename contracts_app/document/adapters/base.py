@@ -155,11 +155,12 @@ class Skeleton:
     ) -> dict[str, Any]:
         route = slugify(model)
         self.say("route", f"placeholder {route!r}, made from the model name: name the route")
-        target: dict[str, Any] = {"model": model, "engine": self.engine}
+        target: dict[str, Any] = {"model": model}
         if revision is not None:
             target["revision"] = revision
         else:
             self.say("target.revision", "the command does not pin a model revision: add one")
+        target["engine"] = self.engine
         self.say(
             "target.engine_version", f"left out: a command line does not say the {self.engine_name} version"
         )

@@ -1,0 +1,152 @@
+"""Commands that work with no server: validate, render, import, schema."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from contracts_app.document import (
+    ENGINES,
+    MAX_DOCUMENT_BYTES,
+    ContractDocument,
+    ContractError,
+    contract_json_schema,
+    document_digest,
+    guess_format,
+    import_command,
+    parse_document,
+    render,
+    validate_document,
+    validation_warnings,
+)
+from specpact.errors import FieldError
+
+from . import exit_codes
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("validate", help="validate a contract file (YAML or JSON); prints ok <digest>")
+    p.add_argument("file", help="contract file, or - for standard input")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(handler=cmd_validate)
+
+    p = subparsers.add_parser("render", help="print the engine command for a contract")
+    p.add_argument("file", help="contract file, or - for standard input")
+    p.add_argument("--engine", choices=ENGINES, help="engine to render for (default: the contract's)")
+    p.add_argument("--json", action="store_true", help="print argv, shell, config and notes as JSON")
+    p.set_defaults(handler=cmd_render)
+
+    p = subparsers.add_parser(
+        "import",
+        help="turn an engine command line into a contract",
+        usage="specpact import --engine E -- COMMAND…",
+    )
+    p.add_argument("--engine", choices=ENGINES, required=True)
+    p.add_argument("argv", nargs=argparse.REMAINDER, help="the engine command, after --")
+    p.set_defaults(handler=cmd_import)
+
+    p = subparsers.add_parser("schema", help="print the contract JSON Schema")
+    p.set_defaults(handler=cmd_schema)
+
+
+def _err(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+def _print_errors(errors: list[FieldError], prefix: str = "") -> None:
+    for e in errors:
+        _err(f"{prefix}{e.path or '(document)'}: {e.message}")
+
+
+class _Unreadable(Exception):
+    pass
+
+
+def _read(name: str) -> bytes:
+    try:
+        if name == "-":
+            return sys.stdin.buffer.read(MAX_DOCUMENT_BYTES + 1)
+        with Path(name).open("rb") as fh:
+            return fh.read(MAX_DOCUMENT_BYTES + 1)  # enough to see that it is too large
+    except OSError as exc:
+        raise _Unreadable(f"specpact: cannot read {name}: {exc.strerror or exc}") from exc
+
+
+def _load(name: str) -> ContractDocument:
+    raw = _read(name)
+    return validate_document(parse_document(raw, guess_format(name, raw)))
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    try:
+        doc = _load(args.file)
+    except _Unreadable as exc:
+        _err(str(exc))
+        return exit_codes.INVALID
+    except ContractError as exc:
+        if args.json:
+            print(
+                json.dumps(
+                    {"valid": False, "detail": exc.detail, "errors": [e.as_dict() for e in exc.errors]}
+                )
+            )
+        else:
+            _print_errors(exc.errors)
+        return exit_codes.INVALID
+    digest, warnings = document_digest(doc), validation_warnings(doc)
+    if args.json:
+        print(json.dumps({"valid": True, "digest": digest, "warnings": [w.as_dict() for w in warnings]}))
+    else:
+        print(f"ok {digest}")
+        _print_errors(warnings, prefix="warning: ")
+    return exit_codes.OK
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    try:
+        result = render(_load(args.file), args.engine)
+    except _Unreadable as exc:
+        _err(str(exc))
+        return exit_codes.INVALID
+    except ContractError as exc:
+        _print_errors(exc.errors)
+        return exit_codes.INVALID
+    if args.json:
+        print(json.dumps(result.as_dict(), indent=2))
+    else:
+        print(result.shell)
+        for note in result.notes:
+            _err(f"note: {note}")
+    return exit_codes.OK
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    argv = list(args.argv)
+    if argv[:1] == ["--"]:
+        argv = argv[1:]
+    if not argv:
+        _err("specpact import: give the engine command after --, e.g. --engine vllm -- vllm serve MODEL")
+        return exit_codes.INVALID
+    try:
+        result = import_command(args.engine, argv)
+    except ContractError as exc:
+        _print_errors(exc.errors)
+        return exit_codes.INVALID
+    print(f"# Imported by specpact from a {args.engine} command line: review the fields listed on stderr.")
+    print(yaml.safe_dump(result.document, sort_keys=False, allow_unicode=True), end="")
+    _print_errors(result.unresolved, prefix="unresolved: ")
+    try:
+        validate_document(result.document)
+    except ContractError as exc:
+        _print_errors(exc.errors, prefix="invalid until fixed: ")
+    return exit_codes.OK
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    print(json.dumps(contract_json_schema(), indent=2))
+    return exit_codes.OK
