@@ -8,11 +8,23 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 
 from . import exit_codes
 
-# Server commands (submit/status/approve/rollback/wait) go in their own module, listed here.
-COMMAND_MODULES: tuple[str, ...] = ("specpact.cli.offline",)
+# Each module registers its own subcommands. The server commands (submit, status, approve,
+# rollback, wait) live in `online`; the offline ones work without it.
+COMMAND_MODULES: tuple[str, ...] = ("specpact.cli.offline", "specpact.cli.online")
+OPTIONAL_MODULES: frozenset[str] = frozenset({"specpact.cli.online"})
+
+
+def _load(name: str) -> ModuleType | None:
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name == name and name in OPTIONAL_MODULES:
+            return None  # not installed in this checkout; only its own absence is tolerated
+        raise
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -23,7 +35,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMAND_MODULES:
-        importlib.import_module(name).register(subparsers)
+        module = _load(name)
+        if module is not None:
+            module.register(subparsers)
     return parser
 
 
