@@ -64,7 +64,9 @@ def bootstrap_quantile(x: FloatArray, q: float, n_boot: int, rng: np.random.Gene
     u_next = u_k + (1.0 - u_k) * rng.beta(1, n - k, size=n_boot)
     idx_hi = _rank_to_index(u_next, n)
     lo, hi = _order_stats(x, idx_lo, idx_hi)
-    return (1.0 - g) * lo + g * hi
+    # numpy's own interpolation formula, so that draws equal np.quantile of the resample
+    # to the last bit (its branch at g ≥ 0.5 keeps the result exact near the upper point).
+    return hi - (hi - lo) * (1.0 - g) if g >= 0.5 else lo + (hi - lo) * g
 
 
 def _rank_to_index(u: FloatArray, n: int) -> np.ndarray:
