@@ -171,6 +171,8 @@ def parse_document(raw: bytes | str, fmt: Format) -> dict[str, Any]:
     if not text.strip():
         raise _fail("the document is empty")
     data = _load_yaml(text) if fmt == "yaml" else _load_json(text)
+    if data is None:  # YAML with only comments
+        raise _fail("the document is empty")
     if not isinstance(data, dict):
         kind = "a list" if isinstance(data, list) else f"a {type(data).__name__}"
         raise _fail(f"the top level of a contract must be a mapping of fields, not {kind}")

@@ -50,6 +50,10 @@ def warnings(doc: ContractDocument) -> list[FieldError]:
     return list(_warnings(doc))
 
 
+def _a(word: str) -> str:
+    return "an" if word[:1] in "aeiou" else "a"
+
+
 def _engine(doc: ContractDocument) -> str:
     return ENGINE_NAMES[doc.target.engine]
 
@@ -98,7 +102,7 @@ def _assets(doc: ContractDocument) -> Iterator[FieldError]:
     if needed and needed not in roles:
         yield FieldError(
             "assets",
-            f"method {doc.speculation.method} needs a {needed} asset; the contract lists none",
+            f"method {doc.speculation.method} needs {_a(needed)} {needed} asset; the contract lists none",
         )
     for i, asset in enumerate(doc.assets):
         if asset.role == "draft" and asset.tokenizer is None:

@@ -1,0 +1,396 @@
+"""Engine rules, one per test: a document that breaks the rule is refused with a message
+at the right path, and the nearest document that keeps it is accepted."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from contracts_app.document import SUPPORTED_METHODS, validate_document, validation_warnings
+
+from .conftest import DRAFT, EAGLE_HEAD, base, error_at, errors_of, with_draft
+
+Doc = dict[str, Any]
+
+
+def on_engine(doc: Doc, engine: str) -> Doc:
+    doc["target"]["engine"] = engine
+    if engine != "vllm":
+        doc["compatibility"]["batching"].pop("speculation_off_above_batch_size", None)
+    if engine == "transformers":
+        doc["compatibility"]["batching"]["max_batch_size"] = 1
+        doc["compatibility"]["max_concurrency"] = 1
+        for item in doc["measurement"]["improve"]:
+            item.pop("max_concurrency", None)
+    return doc
+
+
+def method(
+    doc: Doc,
+    name: str,
+    tokens: int | None = 3,
+    params: dict[str, Any] | None = None,
+    assets: list[Doc] | None = None,
+) -> Doc:
+    doc["speculation"] = {"method": name}
+    if tokens is not None:
+        doc["speculation"]["num_speculative_tokens"] = tokens
+    if params is not None:
+        doc["speculation"]["params"] = params
+    doc["assets"] = copy.deepcopy(assets or [])
+    return doc
+
+
+def assert_valid(doc: Doc) -> None:
+    validate_document(doc)
+
+
+def assert_rule(bad: Doc, good: Doc, path: str, fragment: str) -> None:
+    message = error_at(bad, path)
+    assert fragment in message, message
+    assert_valid(good)
+
+
+def test_route_must_be_a_slug() -> None:
+    bad, good = base(), base()
+    bad["route"] = "Contract_Summaries"
+    good["route"] = "contract-summaries-2"
+    assert_rule(bad, good, "route", "slug")
+    for wrong in ("-lead", "trail-", "a" * 65, ""):
+        bad["route"] = wrong
+        assert error_at(bad, "route")
+
+
+def test_method_none_takes_no_speculative_tokens() -> None:
+    bad = method(base(), "none", tokens=4)
+    good = method(base(), "none", tokens=None)
+    good["compatibility"]["batching"].pop("speculation_off_above_batch_size")
+    assert_rule(bad, good, "speculation.num_speculative_tokens", "speculation is off")
+
+
+def test_method_none_takes_no_params() -> None:
+    bad = method(base(), "none", tokens=None, params={"prompt_lookup_max": 3})
+    good = method(base(), "none", tokens=None)
+    assert_rule(bad, good, "speculation.params", "takes no parameters")
+
+
+def test_a_speculation_method_needs_its_token_count() -> None:
+    bad = method(base(), "ngram", tokens=None)
+    good = method(base(), "ngram", tokens=4)
+    assert_rule(bad, good, "speculation.num_speculative_tokens", "needs the number of tokens")
+
+
+def test_draft_model_needs_a_draft_asset() -> None:
+    bad = method(base(), "draft_model", assets=[])
+    good = method(base(), "draft_model", assets=[DRAFT])
+    assert_rule(bad, good, "assets", "needs a draft asset")
+
+
+@pytest.mark.parametrize("name", ["eagle", "eagle3"])
+def test_eagle_methods_need_an_eagle_head(name: str) -> None:
+    bad = method(base(), name, assets=[DRAFT])  # a draft is not an EAGLE head
+    good = method(base(), name, assets=[EAGLE_HEAD])
+    assert_rule(bad, good, "assets", "needs an eagle_head asset")
+
+
+def test_medusa_needs_medusa_heads() -> None:
+    heads = {"role": "medusa_heads", "name": "FasterDecoding/medusa-vicuna-7b-v1.3", "revision": "abc"}
+    bad = method(base(), "medusa", assets=[])
+    good = method(base(), "medusa", assets=[heads])
+    assert_rule(bad, good, "assets", "needs a medusa_heads asset")
+
+
+def test_mlp_speculator_needs_its_checkpoint() -> None:
+    spec = {"role": "mlp_speculator", "name": "ibm-ai-platform/llama3-8b-accelerator", "revision": "abc"}
+    bad = method(base(), "mlp_speculator", assets=[])
+    good = method(base(), "mlp_speculator", assets=[spec])
+    assert_rule(bad, good, "assets", "needs a mlp_speculator asset")
+
+
+def test_each_asset_role_appears_once() -> None:
+    second = dict(DRAFT, name="another/draft")
+    bad = method(base(), "draft_model", assets=[DRAFT, second])
+    good = method(base(), "draft_model", assets=[DRAFT])
+    assert_rule(bad, good, "assets[1].role", "each role appears once")
+
+
+def test_a_draft_must_name_its_tokenizer() -> None:
+    untokenized = {k: v for k, v in DRAFT.items() if k != "tokenizer"}
+    bad = method(base(), "draft_model", assets=[untokenized])
+    good = method(base(), "draft_model", assets=[DRAFT])
+    assert_rule(bad, good, "assets[0].tokenizer", "must name its tokenizer")
+
+
+def test_a_draft_with_another_tokenizer_is_refused_on_vllm_without_the_mode() -> None:
+    other = dict(DRAFT, tokenizer={"name": "Qwen/Qwen2.5-0.5B-Instruct"})
+    bad = method(base(), "draft_model", assets=[other])
+    message = error_at(bad, "assets[0].tokenizer")
+    assert "differs from the target's" in message and "heterogeneous_vocab: true" in message
+    good = method(base(), "draft_model", assets=[other], params={"heterogeneous_vocab": True})
+    assert_valid(good)
+    assert any(
+        w.path == "speculation.params.heterogeneous_vocab"
+        for w in validation_warnings(validate_document(good))
+    )
+
+
+def test_a_draft_tokenizer_revision_mismatch_counts_as_another_tokenizer() -> None:
+    other = dict(DRAFT, tokenizer={"name": DRAFT["tokenizer"]["name"], "revision": "0000000"})
+    bad = method(base(), "draft_model", assets=[other])
+    assert "differs" in error_at(bad, "assets[0].tokenizer")
+    unpinned = dict(DRAFT, tokenizer={"name": DRAFT["tokenizer"]["name"]})  # nothing to compare: same name
+    assert_valid(method(base(), "draft_model", assets=[unpinned]))
+
+
+def test_transformers_universal_assisted_decoding_allows_another_tokenizer() -> None:
+    other = dict(DRAFT, tokenizer={"name": "Qwen/Qwen2.5-0.5B-Instruct"})
+    bad = on_engine(method(base(), "draft_model", assets=[other]), "transformers")
+    good = on_engine(
+        method(base(), "draft_model", assets=[other], params={"heterogeneous_vocab": True}), "transformers"
+    )
+    assert_rule(bad, good, "assets[0].tokenizer", "universal assisted decoding")
+
+
+@pytest.mark.parametrize("engine", ["sglang", "llamacpp"])
+def test_engines_without_a_heterogeneous_mode_refuse_another_tokenizer(engine: str) -> None:
+    other = dict(DRAFT, tokenizer={"name": "Qwen/Qwen2.5-0.5B-Instruct"})
+    bad = on_engine(
+        method(base(), "draft_model", assets=[other], params={"heterogeneous_vocab": True}), engine
+    )
+    assert "no heterogeneous-vocabulary mode" in error_at(bad, "speculation.params.heterogeneous_vocab")
+    assert "has no mode for a draft with another vocabulary" in error_at(bad, "assets[0].tokenizer")
+    assert_valid(on_engine(method(base(), "draft_model", assets=[DRAFT]), engine))
+
+
+def test_heterogeneous_vocab_applies_to_draft_model_only() -> None:
+    bad = method(base(), "ngram", params={"heterogeneous_vocab": True})
+    good = method(base(), "ngram", params={"prompt_lookup_max": 3})
+    assert_rule(bad, good, "speculation.params.heterogeneous_vocab", "draft_model only")
+
+
+def test_ngram_lookup_min_cannot_exceed_max() -> None:
+    bad = method(base(), "ngram", params={"prompt_lookup_min": 6, "prompt_lookup_max": 5})
+    good = method(base(), "ngram", params={"prompt_lookup_min": 5, "prompt_lookup_max": 5})
+    assert_rule(bad, good, "speculation.params.prompt_lookup_min", "larger than prompt_lookup_max (5)")
+
+
+def test_prompt_lookup_applies_to_ngram_only() -> None:
+    bad = method(base(), "draft_model", assets=[DRAFT], params={"prompt_lookup_max": 4})
+    good = method(base(), "draft_model", assets=[DRAFT])
+    assert_rule(bad, good, "speculation.params.prompt_lookup_max", "ngram only")
+
+
+def test_ngram_variants_are_llamacpps() -> None:
+    bad = method(base(), "ngram", params={"ngram_variant": "mod"})
+    good = on_engine(method(base(), "ngram", params={"ngram_variant": "mod"}), "llamacpp")
+    assert_rule(bad, good, "speculation.params.ngram_variant", "llama.cpp")
+
+
+def test_early_exit_needs_its_layer() -> None:
+    bad = on_engine(method(base(), "early_exit"), "transformers")
+    good = on_engine(method(base(), "early_exit", params={"early_exit_layer": 6}), "transformers")
+    assert_rule(bad, good, "speculation.params.early_exit_layer", "needs the layer")
+
+
+def test_early_exit_layer_applies_to_early_exit_only() -> None:
+    bad = method(base(), "ngram", params={"early_exit_layer": 6})
+    good = method(base(), "ngram")
+    assert_rule(bad, good, "speculation.params.early_exit_layer", "early_exit only")
+
+
+def test_eagle_tree_settings_are_sglangs() -> None:
+    bad = method(base(), "eagle3", assets=[EAGLE_HEAD], params={"eagle_topk": 4})
+    good = on_engine(method(base(), "eagle3", assets=[EAGLE_HEAD], params={"eagle_topk": 4}), "sglang")
+    assert_rule(bad, good, "speculation.params.eagle_topk", "SGLang")
+    bad_method = on_engine(method(base(), "ngram", params={"num_draft_tokens": 8}), "sglang")
+    assert "not ngram" in error_at(bad_method, "speculation.params.num_draft_tokens")
+
+
+def test_tgi_runs_only_medusa_and_ngram() -> None:
+    bad = on_engine(method(base(), "eagle3", assets=[EAGLE_HEAD]), "tgi")
+    good = on_engine(method(base(), "ngram"), "tgi")
+    assert_rule(bad, good, "speculation.method", "TGI supports only Medusa and n-gram")
+    assert_rule(
+        on_engine(with_draft(), "tgi"), good, "speculation.method", "TGI cannot run method draft_model"
+    )
+
+
+@pytest.mark.parametrize(
+    ("engine", "unsupported"),
+    [
+        ("vllm", "early_exit"),
+        ("sglang", "medusa"),
+        ("sglang", "suffix"),
+        ("llamacpp", "mtp"),
+        ("transformers", "eagle"),
+    ],
+)
+def test_a_method_the_engine_cannot_run_is_refused(engine: str, unsupported: str) -> None:
+    assets = {"medusa": [{"role": "medusa_heads", "name": "m", "revision": "r"}], "eagle": [EAGLE_HEAD]}.get(
+        unsupported, []
+    )
+    params = {"early_exit_layer": 4} if unsupported == "early_exit" else None
+    bad = on_engine(method(base(), unsupported, assets=assets, params=params), engine)
+    assert f"cannot run method {unsupported}" in error_at(bad, "speculation.method")
+    assert_valid(on_engine(method(base(), "ngram"), engine))
+
+
+def test_the_engine_tables_match_the_research() -> None:
+    assert SUPPORTED_METHODS["tgi"] == {"none", "medusa", "ngram"}
+    assert "early_exit" in SUPPORTED_METHODS["transformers"] and "early_exit" not in SUPPORTED_METHODS["vllm"]
+    assert {"eagle", "eagle3", "mtp", "draft_model", "ngram"} <= SUPPORTED_METHODS["sglang"]
+
+
+def test_transformers_speculation_runs_batch_size_one() -> None:
+    bad = on_engine(method(base(), "ngram"), "transformers")
+    bad["compatibility"]["batching"]["max_batch_size"] = 8
+    good = on_engine(method(base(), "ngram"), "transformers")
+    assert_rule(bad, good, "compatibility.batching.max_batch_size", "batch size 1 only")
+    plain = on_engine(method(base(), "none", tokens=None), "transformers")
+    plain["compatibility"]["batching"]["max_batch_size"] = 8
+    assert_valid(plain)  # without speculation, Transformers batches
+
+
+def test_vllm_disable_by_batch_size_is_at_least_two() -> None:
+    bad, good = base(), base()
+    bad["compatibility"]["batching"]["speculation_off_above_batch_size"] = 1
+    good["compatibility"]["batching"]["speculation_off_above_batch_size"] = 2
+    assert_rule(bad, good, "compatibility.batching.speculation_off_above_batch_size", "at least 2")
+
+
+def test_a_temperature_needs_sampling() -> None:
+    bad, good = base(), base()
+    bad["compatibility"]["decoding"]["modes"] = ["greedy"]
+    good["compatibility"]["decoding"]["modes"] = ["greedy"]
+    del good["compatibility"]["decoding"]["temperature_max"]
+    assert_rule(bad, good, "compatibility.decoding.temperature_max", "sampling")
+
+
+def test_a_decoding_mode_is_listed_once() -> None:
+    bad = base()
+    bad["compatibility"]["decoding"]["modes"] = ["greedy", "sampling", "greedy"]
+    assert_rule(bad, base(), "compatibility.decoding.modes[2]", "listed twice")
+
+
+def test_a_lane_cannot_be_both_allowed_and_excluded() -> None:
+    bad, good = base(), base()
+    bad["lanes"]["excluded"] = ["agent", "extraction"]
+    good["lanes"]["excluded"] = ["agent", "chat"]
+    assert_rule(bad, good, "lanes.excluded[1]", "both allowed and excluded")
+
+
+def test_a_lane_is_listed_once() -> None:
+    bad = base()
+    bad["lanes"]["allowed"] = ["summarization", "extraction", "summarization"]
+    assert_rule(bad, base(), "lanes.allowed[2]", "listed twice")
+
+
+def test_custom_lane_names_are_allowed() -> None:
+    doc = base()
+    doc["lanes"]["allowed"].append("code-review")
+    doc["measurement"]["workloads"]["code-review"] = {
+        "dataset": "file:cr.jsonl",
+        "rate": [0.5, 2.0],
+        "requests_per_level": 16,
+        "max_tokens": 64,
+    }
+    assert_valid(doc)
+
+
+def test_a_workload_on_an_excluded_lane_is_refused() -> None:
+    bad, good = base(), base()
+    bad["measurement"]["workloads"]["agent"] = dict(bad["measurement"]["workloads"]["extraction"])
+    good["lanes"]["excluded"] = []
+    good["lanes"]["allowed"].append("agent")
+    good["measurement"]["workloads"]["agent"] = dict(good["measurement"]["workloads"]["extraction"])
+    assert_rule(bad, good, "measurement.workloads.agent", "lane agent is excluded")
+
+
+def test_a_workload_on_a_lane_not_allowed_is_refused() -> None:
+    bad = base()
+    bad["measurement"]["workloads"]["chat"] = dict(bad["measurement"]["workloads"]["extraction"])
+    assert_rule(bad, base(), "measurement.workloads.chat", "not an allowed lane")
+
+
+def test_a_workload_needs_levels_or_rates() -> None:
+    bad, good = base(), base()
+    del bad["measurement"]["workloads"]["extraction"]["concurrency"]
+    del good["measurement"]["workloads"]["extraction"]["concurrency"]
+    good["measurement"]["workloads"]["extraction"]["rate"] = [1.0, 4.0]
+    assert_rule(bad, good, "measurement.workloads.extraction", "concurrency levels or request rates")
+
+
+def test_a_load_level_is_listed_once() -> None:
+    bad = base()
+    bad["measurement"]["workloads"]["extraction"]["concurrency"] = [1, 4, 1]
+    assert_rule(bad, base(), "measurement.workloads.extraction.concurrency[2]", "listed twice")
+
+
+@pytest.mark.parametrize("section", ["improve", "non_inferiority"])
+def test_a_standard_names_a_known_metric(section: str) -> None:
+    bad = base()
+    bad["measurement"][section][0]["metric"] = "itl_p50"  # per-chunk ITL is itl_chunk_*
+    assert_rule(bad, base(), f"measurement.{section}[0].metric", "unknown metric itl_p50")
+
+
+def test_a_metric_has_one_standard_per_section() -> None:
+    bad = base()
+    bad["measurement"]["non_inferiority"][1]["metric"] = "ttft_p95"
+    assert_rule(bad, base(), "measurement.non_inferiority[1].metric", "two standards")
+
+
+@pytest.mark.parametrize("target", ["previous", "speculation_off", "version:1", "version:42"])
+def test_rollback_targets_of_the_three_forms_are_accepted(target: str) -> None:
+    doc = base()
+    doc["rollback"]["to"] = target
+    assert_valid(doc)
+
+
+@pytest.mark.parametrize("target", ["version:0", "version:x", "last", "version:", "Previous"])
+def test_a_rollback_target_of_another_form_is_refused(target: str) -> None:
+    doc = base()
+    doc["rollback"]["to"] = target
+    assert "previous, speculation_off, or version:N" in error_at(doc, "rollback.to")
+
+
+def test_a_rollback_trigger_is_listed_once() -> None:
+    bad = base()
+    bad["rollback"]["when"] = ["gate_fail", "gate_fail"]
+    assert_rule(bad, base(), "rollback.when[1]", "listed twice")
+
+
+def test_every_rule_violation_is_reported_at_once() -> None:
+    doc = base()
+    doc["route"] = "Bad Route"
+    doc["speculation"]["params"] = {"prompt_lookup_min": 9, "prompt_lookup_max": 2}
+    doc["lanes"]["excluded"] = ["extraction"]
+    doc["rollback"]["to"] = "yesterday"
+    paths = {e.path for e in errors_of(doc)}
+    assert {
+        "route",
+        "speculation.params.prompt_lookup_min",
+        "lanes.excluded[0]",
+        "measurement.workloads.extraction",
+        "rollback.to",
+    } <= paths
+
+
+def test_rules_run_only_after_the_schema_passes() -> None:
+    doc = base()
+    doc["route"] = "Bad Route"  # a rule error
+    doc["target"]["engine"] = "triton"  # a schema error
+    assert [e.path for e in errors_of(doc)] == ["target.engine"]
+
+
+MUTATIONS: list[tuple[str, Callable[[Doc], Doc]]] = [
+    ("mtp needs no asset", lambda d: method(d, "mtp")),
+    ("suffix on vllm", lambda d: method(d, "suffix", tokens=8)),
+]
+
+
+@pytest.mark.parametrize(("label", "mutate"), MUTATIONS, ids=[m[0] for m in MUTATIONS])
+def test_methods_without_a_second_checkpoint_need_no_asset(label: str, mutate: Callable[[Doc], Doc]) -> None:
+    assert_valid(mutate(base()))
