@@ -1,3 +1,12 @@
-from django.urls import URLPattern, URLResolver
+from django.contrib.auth import views as auth_views
+from django.urls import path
 
-urlpatterns: list[URLPattern | URLResolver] = []
+urlpatterns = [
+    path(
+        "login/",
+        auth_views.LoginView.as_view(template_name="accounts/login.html", redirect_authenticated_user=True),
+        name="login",
+    ),
+    # Django's LogoutView answers POST only: a GET link can't sign someone out (CSRF).
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+]

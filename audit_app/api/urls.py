@@ -1,3 +1,8 @@
-from django.urls import URLPattern, URLResolver
+from django.urls import path
 
-urlpatterns: list[URLPattern | URLResolver] = []
+from audit_app.api import views
+
+urlpatterns = [
+    path("audit/", views.AuditListApi.as_view(), name="api-audit"),
+    path("audit/verify", views.AuditVerifyApi.as_view(), name="api-audit-verify"),
+]

@@ -1,0 +1,24 @@
+"""If-Match for release writes: the ETag is `"release-<id>-v<lock_version>"`."""
+
+from __future__ import annotations
+
+import re
+
+from rest_framework.request import Request
+
+from specpact.errors import PreconditionFailed
+
+_TAG = re.compile(r'^(?:W/)?"release-(\d+)-v(\d+)"$')
+
+
+def expected_lock(request: Request, release_id: int) -> int | None:
+    """The lock version the client last saw, or None without If-Match (or with `*`).
+    An If-Match that names no version of this release can't match: 412."""
+    header = request.headers.get("If-Match", "").strip()
+    if not header or header == "*":
+        return None
+    for tag in (part.strip() for part in header.split(",")):
+        match = _TAG.match(tag)
+        if match and int(match.group(1)) == release_id:
+            return int(match.group(2))
+    raise PreconditionFailed(f"If-Match {header} does not match release {release_id}; read it again.")

@@ -1,0 +1,93 @@
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from audit_app.models import AuditEvent
+from releases_app.choices import MIN_JUSTIFICATION_LENGTH
+from releases_app.models import Decision, Release
+
+
+class ReleaseCreateSerializer(serializers.Serializer[Any]):
+    route = serializers.SlugField(max_length=64)
+    candidate_version = serializers.IntegerField(min_value=1)
+    reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=2000)
+
+
+class DecisionInputSerializer(serializers.Serializer[Any]):
+    reason = serializers.CharField(max_length=2000, trim_whitespace=True)
+
+
+class ApproveInputSerializer(DecisionInputSerializer):
+    override = serializers.BooleanField(required=False, default=False)
+    justification = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=4000,
+        help_text=f"Required with override: at least {MIN_JUSTIFICATION_LENGTH} characters.",
+    )
+
+
+class ReleaseSerializer(serializers.ModelSerializer[Release]):
+    route = serializers.CharField(source="route.slug")
+    baseline_version = serializers.IntegerField(
+        source="baseline_version.number", allow_null=True, default=None
+    )
+    candidate_version = serializers.IntegerField(source="candidate_version.number")
+    proposed_by = serializers.CharField(source="proposed_by.username")
+    etag = serializers.CharField()
+
+    class Meta:
+        model = Release
+        fields = [
+            "id",
+            "route",
+            "state",
+            "baseline_version",
+            "candidate_version",
+            "proposed_by",
+            "created_at",
+            "updated_at",
+            "gate_verdict",
+            "failure_reason",
+            "lock_version",
+            "etag",
+        ]
+
+
+class DecisionSerializer(serializers.ModelSerializer[Decision]):
+    decided_by = serializers.CharField(source="actor_label")
+
+    class Meta:
+        model = Decision
+        fields = ["kind", "decided_by", "reason", "override", "justification", "created_at"]
+
+
+class TimelineEventSerializer(serializers.ModelSerializer[AuditEvent]):
+    actor = serializers.CharField(source="actor_label")
+
+    class Meta:
+        model = AuditEvent
+        fields = ["id", "at", "actor", "action", "before", "after", "reason", "request_id"]
+
+
+class ReleaseDetailSerializer(ReleaseSerializer):
+    diff = serializers.JSONField()
+    gate_result = serializers.JSONField()
+    decisions = serializers.SerializerMethodField()
+    timeline = serializers.SerializerMethodField()
+
+    class Meta(ReleaseSerializer.Meta):
+        fields = [*ReleaseSerializer.Meta.fields, "gate_result", "diff", "decisions", "timeline"]
+
+    def get_decisions(self, release: Release) -> list[dict[str, Any]]:
+        from releases_app.selectors import release_decisions
+
+        return list(DecisionSerializer(release_decisions(release), many=True).data)
+
+    def get_timeline(self, release: Release) -> list[dict[str, Any]]:
+        from releases_app.selectors import release_timeline
+
+        return list(TimelineEventSerializer(release_timeline(release), many=True).data)

@@ -1,0 +1,127 @@
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts_app.permissions import role_permissions
+from audit_app.actors import actor_from_request
+from releases_app import selectors, services
+from releases_app.api.etags import expected_lock
+from releases_app.api.serializers import (
+    ApproveInputSerializer,
+    DecisionInputSerializer,
+    ReleaseCreateSerializer,
+    ReleaseDetailSerializer,
+    ReleaseSerializer,
+)
+from releases_app.choices import ReleaseState
+from releases_app.models import Release
+from specpact.api.pagination import paginate
+from specpact.errors import DomainError, FieldError
+
+
+def _detail(release: Release, code: int = status.HTTP_200_OK) -> Response:
+    fresh = Release.objects.with_versions().get(pk=release.pk)
+    return Response(ReleaseDetailSerializer(fresh).data, status=code, headers={"ETag": fresh.etag})
+
+
+class ReleaseListApi(APIView):
+    def get_permissions(self) -> list[Any]:
+        return role_permissions("operator" if self.request.method == "POST" else "viewer")
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("route", str, description="route slug"),
+            OpenApiParameter("state", str, description="state, or several separated by commas"),
+        ],
+        responses=ReleaseSerializer(many=True),
+    )
+    def get(self, request: Request) -> Response:
+        state = request.query_params.get("state", "")
+        unknown = [s for s in state.split(",") if s and s not in ReleaseState.values]
+        if unknown:
+            raise DomainError(
+                "The request is invalid; see errors.",
+                errors=[FieldError("state", f"unknown state {unknown[0]!r}")],
+            )
+        releases = selectors.release_list(
+            subject=request, route=request.query_params.get("route", ""), state=state
+        )
+        return paginate(request, self, releases, ReleaseSerializer)
+
+    @extend_schema(request=ReleaseCreateSerializer, responses={201: ReleaseDetailSerializer})
+    def post(self, request: Request) -> Response:
+        data = ReleaseCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        release = services.release_create(
+            route=data.validated_data["route"],
+            candidate_version=data.validated_data["candidate_version"],
+            reason=data.validated_data["reason"],
+            actor=actor_from_request(request),
+            request_id=request.request_id,  # type: ignore[attr-defined]
+        )
+        response = _detail(release, status.HTTP_201_CREATED)
+        response["Location"] = f"/api/v1/releases/{release.pk}/"
+        return response
+
+
+class ReleaseDetailApi(APIView):
+    def get_permissions(self) -> list[Any]:
+        return role_permissions("viewer")
+
+    @extend_schema(responses=ReleaseDetailSerializer)
+    def get(self, request: Request, release_id: int) -> Response:
+        return _detail(selectors.release_get(subject=request, release_id=release_id))
+
+
+class _DecisionApi(APIView):
+    """POST {"reason"} → the release after the transition, with its new ETag. If-Match
+    with a stale ETag → 412; a transition the state refuses → 409."""
+
+    role = "approver"
+    input_serializer: type[DecisionInputSerializer] = DecisionInputSerializer
+    service: Callable[..., Release]
+
+    def get_permissions(self) -> list[Any]:
+        return role_permissions(self.role)
+
+    def post(self, request: Request, release_id: int) -> Response:
+        selectors.release_get(subject=request, release_id=release_id)  # 404 before validating
+        data = self.input_serializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        release = type(self).service(
+            release=release_id,
+            actor=actor_from_request(request),
+            expected_lock=expected_lock(request, release_id),
+            request_id=request.request_id,  # type: ignore[attr-defined]
+            **data.validated_data,
+        )
+        return _detail(release)
+
+
+@extend_schema(request=ApproveInputSerializer, responses=ReleaseDetailSerializer)
+class ReleaseApproveApi(_DecisionApi):
+    input_serializer = ApproveInputSerializer
+    service = services.release_approve
+
+
+@extend_schema(request=DecisionInputSerializer, responses=ReleaseDetailSerializer)
+class ReleaseRejectApi(_DecisionApi):
+    service = services.release_reject
+
+
+@extend_schema(request=DecisionInputSerializer, responses=ReleaseDetailSerializer)
+class ReleaseCancelApi(_DecisionApi):
+    role = "operator"  # the proposer may withdraw; the service lets other operators only if approver
+    service = services.release_cancel
+
+
+@extend_schema(request=DecisionInputSerializer, responses=ReleaseDetailSerializer)
+class ReleaseRollbackApi(_DecisionApi):
+    service = services.release_rollback

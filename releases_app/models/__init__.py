@@ -1,0 +1,4 @@
+from releases_app.models.decisions import Decision
+from releases_app.models.releases import Release
+
+__all__ = ["Decision", "Release"]

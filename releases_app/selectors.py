@@ -1,0 +1,39 @@
+from __future__ import annotations
+
+from typing import Any
+
+from accounts_app.permissions import scope_queryset
+from audit_app.models import AuditEvent, AuditEventQuerySet
+from releases_app.models import Decision, Release
+from releases_app.models.releases import ReleaseQuerySet
+from specpact.errors import NotFound
+
+
+def release_list(*, subject: Any, route: str = "", state: str = "") -> ReleaseQuerySet:
+    """Newest first, limited to a scoped token's routes."""
+    qs = Release.objects.with_versions().order_by("-created_at", "-id")
+    if route:
+        qs = qs.filter(route__slug=route)
+    if state:
+        qs = qs.filter(state__in=[s for s in state.split(",") if s])
+    return scope_queryset(subject, qs)  # type: ignore[return-value]
+
+
+def release_get(*, subject: Any, release_id: int) -> Release:
+    release = release_list(subject=subject).filter(pk=release_id).first()
+    if release is None:
+        raise NotFound(f"Release {release_id} not found.")
+    return release
+
+
+def release_decisions(release: Release) -> list[Decision]:
+    return list(release.decisions.select_related("decided_by").order_by("created_at", "id"))
+
+
+def release_timeline(release: Release) -> AuditEventQuerySet:
+    """The release's audit events, oldest first."""
+    return AuditEvent.objects.for_object("release", release.pk).select_related("actor").order_by("id")
+
+
+def open_release_of(route: Any) -> Release | None:
+    return Release.objects.open().filter(route=route).first()

@@ -1,0 +1,213 @@
+"""A person's decisions on a release: approve (and activate), reject, cancel."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from accounts_app.permissions import has_role, require_role
+from audit_app.actors import Actor, as_actor
+from audit_app.services import audit_record
+from contracts_app.models import Route
+from releases_app.choices import MIN_JUSTIFICATION_LENGTH, DecisionKind, GateVerdict, ReleaseState
+from releases_app.models import Decision, Release
+from releases_app.services._common import (
+    check_if_match,
+    integrity_conflict,
+    lock_release,
+    move,
+    require_reason,
+)
+from specpact.errors import Conflict, DomainError, FieldError, Forbidden
+
+
+def record_decision(
+    release: Release,
+    kind: str,
+    *,
+    actor: Actor,
+    reason: str,
+    override: bool = False,
+    justification: str = "",
+) -> Decision:
+    try:
+        with transaction.atomic():
+            return Decision.objects.create(
+                release=release,
+                kind=kind,
+                decided_by=actor.user,
+                actor_label=actor.label,
+                proposed_by_id=release.proposed_by_id,
+                reason=reason,
+                override=override,
+                justification=justification,
+            )
+    except IntegrityError as exc:
+        raise integrity_conflict(
+            exc, f"The {kind} decision was refused by the database.", "decision_refused"
+        ) from exc
+
+
+def _check_override(release: Release, override: bool, justification: str) -> str:
+    justification = (justification or "").strip()
+    if release.gate_verdict == GateVerdict.FAIL:
+        if not override:
+            raise Conflict(
+                f'The gate failed for release {release.pk}: approving it needs "override": true and a '
+                f"justification of at least {MIN_JUSTIFICATION_LENGTH} characters.",
+                code="override_required",
+            )
+        if len(justification) < MIN_JUSTIFICATION_LENGTH:
+            raise DomainError(
+                "The request is invalid; see errors.",
+                errors=[
+                    FieldError(
+                        "justification",
+                        f"overriding a failed gate needs a justification of at least "
+                        f"{MIN_JUSTIFICATION_LENGTH} characters (got {len(justification)})",
+                    )
+                ],
+            )
+    elif override:
+        raise DomainError(
+            "The request is invalid; see errors.",
+            errors=[
+                FieldError("override", f"nothing to override: the gate verdict is {release.gate_verdict}")
+            ],
+        )
+    return justification
+
+
+def _activate(route: Route, release: Release, *, actor: Actor, request_id: str) -> None:
+    """Make the approved release's candidate the route's active version; the release that
+    was active before is superseded. Runs in the approval's transaction with the route
+    row locked, so the route always has exactly one active version."""
+    previous = Release.objects.select_for_update().filter(route=route, state=ReleaseState.ACTIVE).first()
+    if previous is not None:
+        previous.route = route
+        move(
+            previous, "supersede", actor=actor, request_id=request_id, extra_after={"by_release": release.pk}
+        )
+    old_version = route.active_version.number if route.active_version else None
+    route.active_version = release.candidate_version
+    route.active_since = timezone.now()
+    route.save(update_fields=["active_version", "active_since"])
+    move(
+        release,
+        "activate",
+        actor=actor,
+        request_id=request_id,
+        extra_after={
+            "route_active_version": release.candidate_version.number,
+            "previous_version": old_version,
+        },
+    )
+
+
+def release_approve(
+    *,
+    release: Release | int,
+    actor: Actor | Any,
+    reason: str,
+    override: bool = False,
+    justification: str = "",
+    expected_lock: int | None = None,
+    request_id: str = "",
+) -> Release:
+    """Approve a release awaiting review and activate it, atomically. Four eyes: the
+    proposer can't approve (403; the database refuses it too). A failed gate needs
+    `override=True` and a justification; both are recorded."""
+    who = as_actor(actor)
+    require_role(who, "approver")
+    reason = require_reason(reason)
+    with transaction.atomic():
+        route, locked = lock_release(release, actor=who)
+        check_if_match(locked, expected_lock)
+        if locked.state != ReleaseState.AWAITING_REVIEW:
+            raise Conflict(
+                f"Release {locked.pk} is {locked.state}; only a release awaiting review can be approved.",
+                code="invalid_transition",
+            )
+        if who.user is None or who.user.pk == locked.proposed_by_id:
+            raise Forbidden(f"Four eyes: the proposer of release {locked.pk} can't approve it.")
+        justification = _check_override(locked, override, justification)
+        if route.active_version_id != locked.baseline_version_id:
+            raise Conflict(
+                f"The active version of {route.slug!r} changed since release {locked.pk} was proposed; "
+                "cancel it and propose again against the current version.",
+                code="baseline_changed",
+            )
+        record_decision(
+            locked,
+            DecisionKind.APPROVE,
+            actor=who,
+            reason=reason,
+            override=override,
+            justification=justification,
+        )
+        move(
+            locked,
+            "approve",
+            actor=who,
+            reason=reason,
+            request_id=request_id,
+            extra_after={"override": override, "justification": justification} if override else None,
+        )
+        if override:
+            audit_record(
+                actor=who,
+                action="release.overridden",
+                obj_type="release",
+                obj_id=locked.pk,
+                route=route.slug,
+                before={"gate_verdict": locked.gate_verdict},
+                after={"override": True, "justification": justification},
+                reason=reason,
+                request_id=request_id,
+            )
+        _activate(route, locked, actor=who, request_id=request_id)
+    return locked
+
+
+def release_reject(
+    *,
+    release: Release | int,
+    actor: Actor | Any,
+    reason: str,
+    expected_lock: int | None = None,
+    request_id: str = "",
+) -> Release:
+    who = as_actor(actor)
+    require_role(who, "approver")
+    reason = require_reason(reason)
+    with transaction.atomic():
+        _, locked = lock_release(release, actor=who)
+        check_if_match(locked, expected_lock)
+        move(locked, "reject", actor=who, reason=reason, request_id=request_id)
+        record_decision(locked, DecisionKind.REJECT, actor=who, reason=reason)
+    return locked
+
+
+def release_cancel(
+    *,
+    release: Release | int,
+    actor: Actor | Any,
+    reason: str,
+    expected_lock: int | None = None,
+    request_id: str = "",
+) -> Release:
+    """The proposer (an operator) or any approver may withdraw an open release."""
+    who = as_actor(actor)
+    require_role(who, "operator")
+    reason = require_reason(reason)
+    with transaction.atomic():
+        _, locked = lock_release(release, actor=who)
+        check_if_match(locked, expected_lock)
+        is_proposer = who.user is not None and who.user.pk == locked.proposed_by_id
+        if not is_proposer and not has_role(who, "approver"):
+            raise Forbidden("Only the proposer or an approver can cancel a release.")
+        move(locked, "cancel", actor=who, reason=reason, request_id=request_id)
+        record_decision(locked, DecisionKind.CANCEL, actor=who, reason=reason)
+    return locked

@@ -1,0 +1,161 @@
+"""Proposing a release and the benchmark's side of its life: start, gate verdict, failure."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from typing import Any
+
+from django.db import IntegrityError, transaction
+
+from accounts_app.permissions import ensure_route_access, require_role
+from audit_app.actors import Actor, as_actor
+from audit_app.services import audit_record
+from contracts_app.document import diff_documents
+from contracts_app.models import ContractVersion, Route
+from releases_app.choices import GateVerdict, ReleaseState
+from releases_app.models import Release
+from releases_app.services._common import integrity_conflict, lock_release, move, snapshot
+from specpact.errors import Conflict, DomainError, FieldError, NotFound
+
+
+def _needs_benchmark(baseline: ContractVersion | None, changes: list[dict[str, Any]]) -> bool:
+    """DESIGN §8: a route's first release and a cosmetic-only diff skip the benchmark;
+    any other change (route-identity, scope, policy) waits for the gate."""
+    if baseline is None:
+        return False
+    return any(change["impact"] != "cosmetic" for change in changes)
+
+
+def _request_benchmark(release: Release, actor: Actor) -> None:
+    """Ask benchmarks_app for the release's runs, in this transaction. Until that app
+    has `services.release_runs_create`, the release simply waits in `benchmarking`.
+    Only a missing module or function is tolerated: an import error inside it surfaces."""
+    if importlib.util.find_spec("benchmarks_app.services") is None:
+        return
+    module = importlib.import_module("benchmarks_app.services")
+    create_runs = getattr(module, "release_runs_create", None)
+    if create_runs is not None:
+        create_runs(release=release, actor=actor)
+
+
+def release_create(
+    *,
+    route: Route | str,
+    candidate_version: ContractVersion | int,
+    actor: Actor | Any,
+    reason: str = "",
+    request_id: str = "",
+) -> Release:
+    """Propose moving `route` from its active version to `candidate_version` (a number or
+    a ContractVersion of that route). Goes to `awaiting_review` or `benchmarking` at once.
+    Refused with 409 while another release of the route is open."""
+    who = as_actor(actor)
+    require_role(who, "operator")
+    slug = route.slug if isinstance(route, Route) else str(route)
+    number = candidate_version.number if isinstance(candidate_version, ContractVersion) else candidate_version
+    with transaction.atomic():
+        route_obj = Route.objects.select_for_update().filter(slug=slug).first()
+        if route_obj is None:
+            raise NotFound(f"No route {slug!r}.")
+        ensure_route_access(who, route_obj)
+        candidate = ContractVersion.objects.filter(route=route_obj, number=number).first()
+        if candidate is None:
+            raise DomainError(
+                "The request is invalid; see errors.",
+                errors=[FieldError("candidate_version", f"route {slug!r} has no version {number}")],
+            )
+        if route_obj.active_version_id == candidate.pk:
+            raise Conflict(f"Version {number} is already active on {slug!r}.", code="already_active")
+        open_release = Release.objects.open().filter(route=route_obj).first()
+        if open_release is not None:
+            raise Conflict(
+                f"Release {open_release.pk} of {slug!r} is still {open_release.state}; cancel it "
+                f"(POST releases/{open_release.pk}/cancel) or let it finish before proposing another.",
+                code="release_open",
+            )
+        baseline = route_obj.active_version
+        changes = (
+            [c.as_dict() for c in diff_documents(baseline.document, candidate.document)]
+            if baseline is not None
+            else []
+        )
+        try:
+            with transaction.atomic():
+                release = Release.objects.create(
+                    route=route_obj,
+                    baseline_version=baseline,
+                    candidate_version=candidate,
+                    proposed_by=who.user,
+                    state=ReleaseState.PROPOSED,
+                    diff=changes,
+                )
+        except IntegrityError as exc:
+            raise integrity_conflict(exc, f"Another release of {slug!r} is open.", "release_open") from exc
+        release.route = route_obj
+        audit_record(
+            actor=who,
+            action="release.proposed",
+            obj_type="release",
+            obj_id=release.pk,
+            route=slug,
+            after={**snapshot(release), "changes": len(changes)},
+            reason=reason,
+            request_id=request_id,
+        )
+        if _needs_benchmark(baseline, changes):
+            release_start_benchmark(release=release, actor=who, request_id=request_id)
+        else:
+            move(release, "skip_benchmark", actor=who, request_id=request_id)
+    return release
+
+
+def release_start_benchmark(
+    *, release: Release | int, actor: Actor | Any = None, request_id: str = ""
+) -> Release:
+    who = as_actor(actor)
+    with transaction.atomic():
+        _, locked = lock_release(release)
+        move(locked, "start_benchmark", actor=who, request_id=request_id)
+        _request_benchmark(locked, who)
+    return locked
+
+
+def release_gate_complete(
+    *,
+    release: Release | int,
+    verdict: str,
+    gate_result: dict[str, Any] | None = None,
+    actor: Actor | Any = None,
+    request_id: str = "",
+) -> Release:
+    """The gate's verdict is in: the release is ready for review. A failed gate stays
+    reviewable, but approving it then needs an override."""
+    if verdict not in GateVerdict.values:
+        raise DomainError(
+            "The request is invalid; see errors.",
+            errors=[FieldError("verdict", f"unknown verdict {verdict!r}; use pass, marginal or fail")],
+        )
+    who = as_actor(actor)
+    with transaction.atomic():
+        _, locked = lock_release(release)
+        move(
+            locked,
+            "complete_gate",
+            actor=who,
+            request_id=request_id,
+            gate_verdict=verdict,
+            gate_result=gate_result,
+        )
+    return locked
+
+
+def release_fail(
+    *, release: Release | int, reason: str, actor: Actor | Any = None, request_id: str = ""
+) -> Release:
+    """The benchmark could not run (no worker, engine crashed, …): the release ends here."""
+    who = as_actor(actor)
+    with transaction.atomic():
+        _, locked = lock_release(release)
+        move(locked, "fail", actor=who, reason=reason, request_id=request_id, failure_reason=reason)
+    return locked
