@@ -84,7 +84,9 @@ def _walk(old: Any, new: Any, path: str, out: list[Change]) -> None:
             before, after = old.get(key), new.get(key)
             if _empty(before) and _empty(after):
                 continue
-            if _empty(before):
+            if isinstance(before or after, list) and list_kind(sub)[0] != "plain":
+                _walk(before or [], after or [], sub, out)  # item by item, even from or to empty
+            elif _empty(before):
                 _emit(out, sub, None, after, "added")
             elif _empty(after):
                 _emit(out, sub, before, None, "removed")
