@@ -1,0 +1,123 @@
+"""Every chart builder returns a Plotly figure with the expected traces, names and axes."""
+
+from __future__ import annotations
+
+import json
+
+import plotly.graph_objects as go
+import pytest
+
+from benchmarks_app.charts import (
+    acceptance_by_level,
+    figure_json,
+    fleet_heatmap,
+    latency_distribution,
+    memory_by_level,
+    output_stability,
+    speedup_vs_load,
+    tokens_per_chunk,
+    ttft_by_level,
+)
+from benchmarks_app.charts.style import ARM_STYLE
+
+
+def names(fig: dict) -> list[str]:
+    return [t.get("name") for t in fig["data"]]
+
+
+def valid(fig: dict) -> dict:
+    go.Figure(fig)  # plotly's own validation: every property must exist in plotly.js
+    json.dumps(fig, allow_nan=False)
+    return fig
+
+
+def test_latency_distributions_have_one_ecdf_per_arm_and_level(run):
+    fig = valid(latency_distribution(run["baseline"], run["candidate"], lane="chat"))
+    assert names(fig) == ["baseline", "candidate"] * 3
+    assert [t["showlegend"] for t in fig["data"]] == [True, True, False, False, False, False]
+    ecdf = fig["data"][0]
+    assert ecdf["y"][0] == 0 and ecdf["y"][-1] == 1 and ecdf["x"] == sorted(ecdf["x"])
+    assert fig["layout"]["xaxis"]["title"]["text"] == "TPOT (per output token) (ms)"
+    assert fig["layout"]["xaxis"]["type"] == "log"
+
+
+def test_baseline_and_candidate_differ_in_dash_and_marker_not_only_colour(run):
+    fig = ttft_by_level(run["baseline"], run["candidate"], lane="chat")
+    base, cand = fig["data"]
+    assert (base["name"], cand["name"]) == ("baseline", "candidate")
+    assert base["line"]["dash"] != cand["line"]["dash"]
+    assert base["marker"]["symbol"] != cand["marker"]["symbol"]
+    assert base["line"]["color"] == ARM_STYLE["baseline"]["color"] == "#0072B2"
+
+
+def test_ttft_by_level_plots_medians_with_p5_p95_whiskers(run):
+    fig = valid(ttft_by_level(run["baseline"], run["candidate"], lane="chat"))
+    base = fig["data"][0]
+    assert len(base["y"]) == 3 and all(v > 0 for v in base["error_y"]["array"])
+    assert fig["layout"]["yaxis"]["title"]["text"] == "TTFT (ms)"
+    assert fig["layout"]["xaxis"]["title"]["text"] == "concurrency (concurrent requests)"
+
+
+def test_speedup_vs_load_draws_the_band_the_bar_and_the_crossover(run):
+    fig = valid(speedup_vs_load(run["gate"], lane="chat"))
+    assert names(fig) == ["interval upper", "95% interval", "speedup"]
+    crossover = run["gate"]["crossover"][0]
+    assert fig["data"][2]["y"] == [p["estimate"] for p in crossover["levels"]]
+    shapes = fig["layout"]["shapes"]
+    assert {s["y0"] for s in shapes if s["type"] == "line" and s.get("yref") == "y"} >= {1, 1.2}
+    texts = [a["text"] for a in fig["layout"]["annotations"]]
+    if crossover["level"] is not None:
+        assert f"crossover at {crossover['level']:g}" in texts
+    assert "required 1.2×" in texts  # noqa: RUF001 (the label users see)
+
+
+def test_speedup_for_an_unknown_lane_says_so():
+    fig = valid(speedup_vs_load({"crossover": [], "checks": []}, lane="nope"))
+    assert fig["data"] == [] and "No level could be compared." in fig["layout"]["annotations"][0]["text"]
+
+
+def test_tokens_per_chunk_shows_speculations_bigger_chunks(run):
+    fig = valid(tokens_per_chunk(run["baseline"], run["candidate"], lane="chat"))
+    base, cand = fig["data"]
+    assert (base["name"], cand["name"]) == ("baseline", "candidate")
+    assert base["y"] == [1, 1, 1] and all(y > 2 for y in cand["y"])
+    assert cand["marker"]["pattern"]["shape"] == "/" and base["marker"]["pattern"]["shape"] == ""
+
+
+def test_acceptance_shows_the_candidate_and_names_what_is_not_reported(run):
+    fig = valid(acceptance_by_level(run["candidate"], lane="chat"))
+    assert names(fig) == ["candidate"] and "mean length" in fig["data"][0]["text"][0]
+    empty = valid(acceptance_by_level(run["baseline"], lane="chat"))
+    assert empty["data"] == [] and "not reported" in empty["layout"]["annotations"][0]["text"]
+
+
+def test_output_stability_and_memory(run):
+    stab = valid(output_stability(run["gate"]))
+    assert names(stab) == ["candidate"] and stab["data"][0]["text"] == ["100.0% (pass)"]
+    mem = valid(memory_by_level(run["baseline"], run["candidate"], lane="chat", min_headroom_gib=4))
+    assert names(mem) == ["baseline", "candidate"] and mem["data"][0]["y"] == [19, 16, 4]
+    assert mem["layout"]["yaxis"]["title"]["text"] == "headroom (GiB)"
+
+
+def test_the_fleet_heatmap_prints_every_value_and_blanks_the_unmeasured():
+    fig = valid(
+        fleet_heatmap(
+            [
+                {"lane": "chat", "route": "support-chat", "speedup": 1.84, "verdict": "pass"},
+                {"lane": "summarization", "route": "contract-summaries", "speedup": 0.9},
+            ]
+        )
+    )
+    heat = fig["data"][0]
+    assert heat["x"] == ["contract-summaries", "support-chat"] and heat["y"] == ["chat", "summarization"]
+    assert heat["text"] == [["—", "1.84×<br>pass"], ["0.90×", "—"]]  # noqa: RUF001
+    assert heat["z"][0][0] is None and heat["zmid"] == 0
+    assert fleet_heatmap([])["data"] == []
+
+
+@pytest.mark.parametrize("payload", ["</script><script>alert(1)</script>", "a & b <!-- c -->", "\u2028"])
+def test_figure_json_cannot_end_its_script_element(payload):
+    fig = {"data": [{"name": payload}], "layout": {}}
+    text = figure_json(fig)
+    assert "<" not in text and ">" not in text and "&" not in text and "\u2028" not in text
+    assert json.loads(text) == fig
