@@ -69,9 +69,15 @@ def main() -> None:
             return np.quantile(x, 0.5, axis=axis) / np.quantile(y, 0.5, axis=axis)
 
         stats.bootstrap(
-            (base, cand), ratio, n_resamples=n_boot, batch=10, method="percentile",
-            vectorized=True, paired=False, random_state=1,
-        )  # fmt: skip
+            (base, cand),
+            ratio,
+            n_resamples=n_boot,
+            batch=10,
+            method="percentile",
+            vectorized=True,
+            paired=False,
+            random_state=1,
+        )
 
     t = timed(scipy_boot, 3)
     print(

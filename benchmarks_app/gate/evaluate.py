@@ -284,10 +284,9 @@ def _stability_checks(data: GateInput, rules: GateRules, lanes: list[str]) -> It
             )
             if verdict is Verdict.FAIL and s.first_divergence:
                 reason += f" First divergence: {s.first_divergence}."
-        yield CheckResult(
-            "output_stability", "output_stability", lane, None, None, "greedy_exact_match",
-            rate, None, None, None, required, verdict, reason,
-        )  # fmt: skip
+        yield _deterministic_check(
+            "output_stability", lane, "greedy_exact_match", rate, required, verdict, reason
+        )
 
 
 def _memory_checks(data: GateInput, rules: GateRules) -> Iterable[CheckResult]:
@@ -303,10 +302,33 @@ def _memory_checks(data: GateInput, rules: GateRules) -> Iterable[CheckResult]:
         verdict = Verdict.PASS if headroom >= required else Verdict.FAIL
         peak = f" (peak {mem.peak_gib:.1f} GiB)" if mem.peak_gib is not None else ""
         reason = f"Candidate memory headroom {headroom:.1f} GiB{peak}, required ≥ {required:g} GiB."
-    yield CheckResult(
-        "memory_headroom", "memory_headroom", None, None, None, "headroom_gib",
-        headroom, None, None, None, required, verdict, reason,
-    )  # fmt: skip
+    yield _deterministic_check("memory_headroom", None, "headroom_gib", headroom, required, verdict, reason)
+
+
+def _deterministic_check(
+    rule_id: str,
+    lane: str | None,
+    metric: str,
+    value: float | None,
+    required: float,
+    verdict: Verdict,
+    reason: str,
+) -> CheckResult:
+    return CheckResult(
+        rule_id=rule_id,
+        kind=rule_id,
+        lane=lane,
+        level_kind=None,
+        level=None,
+        metric=metric,
+        estimate=value,
+        ci_low=None,
+        ci_high=None,
+        confidence=None,
+        required=required,
+        verdict=verdict,
+        reason=reason,
+    )
 
 
 def _rule_results(rules: GateRules, checks: list[CheckResult]) -> list[RuleResult]:
