@@ -1,0 +1,362 @@
+"""Engine adapters: the rendered commands are the engines' own flags, and every render
+imports back to a contract that renders to the same argv."""
+
+from __future__ import annotations
+
+import copy
+import json
+import shlex
+from typing import Any
+
+import pytest
+
+from contracts_app.document import (
+    ENGINES,
+    ContractError,
+    import_command,
+    render,
+    validate_document,
+)
+
+from .conftest import DRAFT, EAGLE_HEAD, base, example_paths, load_example
+
+RENDERABLE = {
+    "agent-draft-model-vllm.yaml": {"vllm", "sglang", "llamacpp"},
+    "contract-summaries-ngram.yaml": {"vllm", "tgi", "sglang", "llamacpp"},
+    "doc-review-ngram-tgi.yaml": {"vllm", "tgi", "sglang", "llamacpp"},
+    "local-gemma-prompt-lookup.yaml": {"vllm", "tgi", "sglang", "llamacpp", "transformers"},
+    "support-chat-eagle3.yaml": {"vllm", "sglang", "llamacpp"},
+}
+
+
+def round_trip(doc_data: dict[str, Any], engine: str) -> list[str]:
+    first = render(validate_document(doc_data), engine)
+    assert first.engine == engine
+    assert first.shell == shlex.join(first.argv) and shlex.split(first.shell) == first.argv
+    imported = import_command(engine, first.argv)
+    again = render(validate_document(imported.document), engine)
+    assert again.argv == first.argv, f"\n{first.shell}\n{again.shell}"
+    assert again.config == first.config
+    return first.argv
+
+
+@pytest.mark.parametrize("name", [p.name for p in example_paths()])
+@pytest.mark.parametrize("engine", ENGINES)
+def test_examples_round_trip_on_every_engine_they_can_run_on(name: str, engine: str) -> None:
+    data = load_example(name)
+    if engine in RENDERABLE[name]:
+        round_trip(data, engine)
+    else:
+        with pytest.raises(ContractError) as info:
+            render(validate_document(data), engine)
+        assert info.value.errors and all(e.path for e in info.value.errors)
+
+
+def test_vllm_renders_the_speculative_config_json() -> None:
+    result = render(validate_document(load_example("support-chat-eagle3.yaml")))
+    assert result.argv[:3] == ["vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct"]
+    assert result.argv[3:5] == ["--revision", "0e9e39f249a16976918f6564b8830bc894c89659"]
+    config = json.loads(result.argv[result.argv.index("--speculative-config") + 1])
+    assert (
+        config
+        == result.config
+        == {
+            "method": "eagle3",
+            "model": "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B",
+            "revision": "6b3a2c1e4f0d9a8b7c6d5e4f3a2b1c0d9e8f7a6b",
+            "num_speculative_tokens": 3,
+        }
+    )
+    assert result.argv[-2:] == ["--max-num-seqs", "128"]
+    assert any("concurrency" in note for note in result.notes)
+
+
+def test_vllm_ngram_carries_the_lookup_window_and_batch_switch() -> None:
+    result = render(validate_document(load_example("contract-summaries-ngram.yaml")))
+    assert result.config == {
+        "method": "ngram",
+        "num_speculative_tokens": 5,
+        "prompt_lookup_min": 2,
+        "prompt_lookup_max": 5,
+        "disable_by_batch_size": 32,
+    }
+
+
+def test_transformers_renders_generate_kwargs() -> None:
+    result = render(validate_document(load_example("local-gemma-prompt-lookup.yaml")))
+    assert result.config == {"prompt_lookup_num_tokens": 10, "do_sample": False}
+    assert result.argv == [
+        "transformers-generate",
+        "--model",
+        "google/gemma-3-270m",
+        "--revision",
+        "gguf:q4_k_m",
+        "prompt_lookup_num_tokens=10",
+        "do_sample=False",
+    ]
+
+
+def test_tgi_renders_speculate() -> None:
+    result = render(validate_document(load_example("doc-review-ngram-tgi.yaml")))
+    assert result.argv == [
+        "text-generation-launcher",
+        "--model-id",
+        "mistralai/Mistral-7B-Instruct-v0.3",
+        "--revision",
+        "e0bc86c23ce5aae1db576c8cca6f06f1f73af2db",
+        "--speculate",
+        "2",
+        "--max-batch-size",
+        "32",
+        "--max-concurrent-requests",
+        "16",
+    ]
+
+
+def _doc(
+    engine: str, spec: dict[str, Any], assets: list[dict[str, Any]] | None = None, batch: int = 8
+) -> dict[str, Any]:
+    doc = base()
+    doc["target"]["engine"] = engine
+    doc["speculation"] = spec
+    doc["assets"] = copy.deepcopy(assets or [])
+    doc["compatibility"]["batching"] = {"max_batch_size": batch}
+    if engine == "vllm":
+        doc["compatibility"]["batching"]["speculation_off_above_batch_size"] = 4
+    if batch == 1:
+        doc["compatibility"]["max_concurrency"] = 1
+        del doc["measurement"]["improve"][0]["max_concurrency"]
+    return doc
+
+
+MEDUSA = {
+    "role": "medusa_heads",
+    "name": "text-generation-inference/Mistral-7B-Instruct-v0.2-medusa",
+    "revision": "abc",
+}
+OTHER_VOCAB_DRAFT = dict(
+    DRAFT, name="Qwen/Qwen2.5-0.5B-Instruct", tokenizer={"name": "Qwen/Qwen2.5-0.5B-Instruct"}
+)
+
+HANDMADE: dict[str, dict[str, Any]] = {
+    "vllm-mtp": _doc("vllm", {"method": "mtp", "num_speculative_tokens": 1}),
+    "vllm-suffix": _doc("vllm", {"method": "suffix", "num_speculative_tokens": 16}),
+    "vllm-medusa": _doc("vllm", {"method": "medusa", "num_speculative_tokens": 3}, [MEDUSA]),
+    "vllm-mlp": _doc(
+        "vllm",
+        {"method": "mlp_speculator", "num_speculative_tokens": 3},
+        [{"role": "mlp_speculator", "name": "ibm/acc", "revision": "r1"}],
+    ),
+    "vllm-hetero-draft": _doc(
+        "vllm",
+        {"method": "draft_model", "num_speculative_tokens": 4, "params": {"heterogeneous_vocab": True}},
+        [OTHER_VOCAB_DRAFT],
+    ),
+    "vllm-none": _doc("vllm", {"method": "none"}),
+    "tgi-medusa": _doc("tgi", {"method": "medusa", "num_speculative_tokens": 3}, [MEDUSA]),
+    "tgi-none": _doc("tgi", {"method": "none"}),
+    "sglang-eagle-tree": _doc(
+        "sglang",
+        {"method": "eagle", "num_speculative_tokens": 5, "params": {"eagle_topk": 4, "num_draft_tokens": 16}},
+        [EAGLE_HEAD],
+    ),
+    "sglang-mtp": _doc("sglang", {"method": "mtp", "num_speculative_tokens": 3}),
+    "sglang-standalone": _doc("sglang", {"method": "draft_model", "num_speculative_tokens": 4}, [DRAFT]),
+    "sglang-ngram": _doc(
+        "sglang",
+        {
+            "method": "ngram",
+            "num_speculative_tokens": 8,
+            "params": {"prompt_lookup_min": 1, "prompt_lookup_max": 12},
+        },
+    ),
+    "llamacpp-ngram-mod": _doc(
+        "llamacpp",
+        {
+            "method": "ngram",
+            "num_speculative_tokens": 16,
+            "params": {"ngram_variant": "mod", "prompt_lookup_max": 12},
+        },
+    ),
+    "llamacpp-draft": _doc("llamacpp", {"method": "draft_model", "num_speculative_tokens": 8}, [DRAFT]),
+    "transformers-hetero-draft": _doc(
+        "transformers",
+        {"method": "draft_model", "num_speculative_tokens": 5, "params": {"heterogeneous_vocab": True}},
+        [OTHER_VOCAB_DRAFT],
+        batch=1,
+    ),
+    "transformers-draft": _doc(
+        "transformers", {"method": "draft_model", "num_speculative_tokens": 5}, [DRAFT], batch=1
+    ),
+    "transformers-early-exit": _doc(
+        "transformers",
+        {"method": "early_exit", "num_speculative_tokens": 5, "params": {"early_exit_layer": 6}},
+        batch=1,
+    ),
+    "transformers-ngram-window": _doc(
+        "transformers",
+        {"method": "ngram", "num_speculative_tokens": 3, "params": {"prompt_lookup_max": 3}},
+        batch=1,
+    ),
+}
+
+
+@pytest.mark.parametrize("label", sorted(HANDMADE))
+def test_handmade_contracts_round_trip(label: str) -> None:
+    doc = HANDMADE[label]
+    round_trip(doc, doc["target"]["engine"])
+
+
+def test_tgi_medusa_launches_the_heads_repository() -> None:
+    result = render(validate_document(HANDMADE["tgi-medusa"]))
+    assert result.argv[1:5] == ["--model-id", MEDUSA["name"], "--revision", "abc"]
+    imported = import_command("tgi", result.argv)
+    assert imported.document["speculation"]["method"] == "medusa"
+    assert "target.model" in {e.path for e in imported.unresolved}
+
+
+def test_sglang_renders_the_eagle_tree() -> None:
+    argv = render(validate_document(HANDMADE["sglang-eagle-tree"])).argv
+    shell = shlex.join(argv)
+    assert (
+        "--speculative-algorithm EAGLE --speculative-draft-model-path yuhuili/EAGLE3-LLaMA3.1-Instruct-8B"
+        in shell
+    )
+    assert "--speculative-num-steps 5 --speculative-eagle-topk 4 --speculative-num-draft-tokens 16" in shell
+    mtp = render(validate_document(HANDMADE["sglang-mtp"])).argv
+    assert "NEXTN" in mtp and "--speculative-draft-model-path" not in mtp
+
+
+def test_llamacpp_renders_spec_type_and_draft() -> None:
+    argv = render(validate_document(HANDMADE["llamacpp-draft"])).argv
+    assert argv == [
+        "llama-server",
+        "-m",
+        "meta-llama/Llama-3.1-8B-Instruct",
+        "--spec-type",
+        "draft-simple",
+        "-md",
+        DRAFT["name"],
+        "--spec-draft-n-max",
+        "8",
+        "--parallel",
+        "8",
+    ]
+    assert "ngram-mod" in render(validate_document(HANDMADE["llamacpp-ngram-mod"])).argv
+
+
+def test_transformers_universal_assisted_decoding_passes_both_tokenizers() -> None:
+    result = render(validate_document(HANDMADE["transformers-hetero-draft"]))
+    assert result.config["assistant_model"] == "Qwen/Qwen2.5-0.5B-Instruct"
+    assert result.config["tokenizer"] == "meta-llama/Llama-3.1-8B-Instruct"
+    assert result.config["assistant_tokenizer"] == "Qwen/Qwen2.5-0.5B-Instruct"
+    assert "do_sample" not in result.config  # greedy and sampling both allowed: per request
+    early = render(validate_document(HANDMADE["transformers-early-exit"])).config
+    assert early == {"assistant_early_exit": 6, "num_assistant_tokens": 5}
+
+
+def test_a_vllm_tokenizer_other_than_the_model_is_passed() -> None:
+    doc = base()
+    doc["compatibility"]["tokenizer"] = {"name": "org/tokenizer", "revision": "t1"}
+    argv = round_trip(doc, "vllm")
+    assert argv[argv.index("--tokenizer") + 1] == "org/tokenizer"
+    assert argv[argv.index("--tokenizer-revision") + 1] == "t1"
+
+
+def test_render_refuses_an_engine_the_method_cannot_run_on() -> None:
+    with pytest.raises(ContractError) as info:
+        render(validate_document(load_example("support-chat-eagle3.yaml")), "tgi")
+    assert [e.path for e in info.value.errors] == ["speculation.method"]
+    with pytest.raises(ContractError) as info:
+        render(validate_document(base()), "triton")
+    assert info.value.errors[0].path == "engine"
+
+
+def test_importing_a_hand_written_vllm_command_says_what_it_cannot_know() -> None:
+    argv = [
+        "vllm",
+        "serve",
+        "Qwen/Qwen2.5-32B-Instruct",
+        "--speculative-config",
+        json.dumps(
+            {
+                "model": "Qwen/Qwen2.5-0.5B-Instruct",
+                "num_speculative_tokens": 4,
+                "draft_tensor_parallel_size": 1,
+            }
+        ),
+        "--gpu-memory-utilization",
+        "0.9",
+        "--enforce-eager",
+    ]
+    result = import_command("vllm", argv)
+    unresolved = {e.path: e.message for e in result.unresolved}
+    for path in ("lanes", "measurement", "rollback", "target.engine_version", "target.revision", "route"):
+        assert path in unresolved, path
+    assert unresolved["speculation.method"].startswith("vLLM guesses the method")
+    assert "assets[role=draft].revision" in unresolved
+    ignored = [e.message for e in result.unresolved if e.path == "argv"]
+    assert any("--gpu-memory-utilization 0.9" in m for m in ignored)
+    assert any("--enforce-eager" in m for m in ignored)
+    assert any("draft_tensor_parallel_size" in m for m in ignored)
+    doc = validate_document(result.document)
+    assert doc.speculation.method == "draft_model" and doc.asset("draft") is not None
+    assert doc.lanes.allowed == [] and doc.measurement.workloads == {}
+
+
+def test_importing_the_python_module_form_of_vllm() -> None:
+    result = import_command(
+        "vllm",
+        ["python", "-m", "vllm.entrypoints.openai.api_server", "--model", "m/x", "--max-num-seqs", "4"],
+    )
+    assert result.document["target"]["model"] == "m/x"
+    assert result.document["compatibility"]["batching"]["max_batch_size"] == 4
+
+
+@pytest.mark.parametrize(
+    ("engine", "argv", "fragment"),
+    [
+        ("vllm", ["vllm", "serve"], "no model"),
+        ("vllm", ["vllm", "serve", "m", "--speculative-config", "{nope"], "not valid JSON"),
+        ("vllm", ["vllm", "serve", "m", "--max-num-seqs", "many"], "whole number"),
+        ("tgi", ["text-generation-launcher", "--speculate", "2"], "no model"),
+        (
+            "sglang",
+            [
+                "python",
+                "-m",
+                "sglang.launch_server",
+                "--model-path",
+                "m",
+                "--speculative-algorithm",
+                "LOOKAHEAD",
+            ],
+            "no contract method",
+        ),
+        ("llamacpp", ["llama-server", "-m", "m.gguf", "--spec-type", "eagle3"], "needs a draft model"),
+        ("transformers", ["transformers-generate"], "no model"),
+    ],
+)
+def test_a_command_that_cannot_be_imported_is_refused(engine: str, argv: list[str], fragment: str) -> None:
+    with pytest.raises(ContractError) as info:
+        import_command(engine, argv)
+    assert info.value.errors[0].path == "argv"
+    assert fragment in info.value.errors[0].message
+
+
+def test_importing_a_llamacpp_command_from_facts() -> None:
+    argv = [
+        "llama-server",
+        "-m",
+        "gemma-3-270m-q4_k_m.gguf",
+        "--spec-type",
+        "ngram-simple",
+        "--spec-draft-n-max",
+        "10",
+        "--metrics",
+    ]
+    result = import_command("llamacpp", argv)
+    doc = validate_document(result.document)
+    assert doc.route == "gemma-3-270m-q4-k-m"
+    assert doc.speculation.method == "ngram" and doc.speculation.num_speculative_tokens == 10
+    assert "--metrics" in " ".join(e.message for e in result.unresolved if e.path == "argv")

@@ -1,0 +1,65 @@
+"""Non-fatal findings: shown to the author and reviewer, never blocking an upload."""
+
+from __future__ import annotations
+
+from contracts_app.document import validate_document, validation_warnings
+
+from .conftest import DRAFT, base
+
+
+def warnings_of(data: dict) -> dict[str, str]:
+    return {w.path: w.message for w in validation_warnings(validate_document(data))}
+
+
+def test_a_clean_contract_has_no_warnings() -> None:
+    assert warnings_of(base()) == {}
+
+
+def test_sglang_ngram_is_cuda_only() -> None:
+    doc = base()
+    doc["target"]["engine"] = "sglang"
+    doc["compatibility"]["batching"].pop("speculation_off_above_batch_size")
+    assert "CUDA" in warnings_of(doc)["speculation.method"]
+
+
+def test_unpinned_revisions_are_flagged() -> None:
+    doc = base()
+    del doc["target"]["revision"]
+    doc["speculation"] = {"method": "draft_model", "num_speculative_tokens": 4}
+    doc["assets"] = [{k: v for k, v in DRAFT.items() if k != "revision"}]
+    found = warnings_of(doc)
+    assert "not pinned" in found["target.revision"]
+    assert "not pinned" in found["assets[0].revision"]
+
+
+def test_an_asset_the_method_does_not_use_is_flagged() -> None:
+    doc = base()
+    doc["assets"] = [dict(DRAFT)]
+    assert warnings_of(doc)["assets[0]"] == "method ngram does not use a draft asset"
+
+
+def test_a_batch_switch_the_engine_cannot_enforce_is_flagged() -> None:
+    doc = base()
+    doc["target"]["engine"] = "tgi"
+    assert (
+        "cannot switch speculation off"
+        in warnings_of(doc)["compatibility.batching.speculation_off_above_batch_size"]
+    )
+
+
+def test_an_allowed_lane_without_a_workload_is_flagged() -> None:
+    doc = base()
+    doc["lanes"]["allowed"].append("chat")
+    assert "chat has no workload" in warnings_of(doc)["measurement.workloads"]
+
+
+def test_no_improvement_standard_is_flagged_when_speculating() -> None:
+    doc = base()
+    doc["measurement"]["improve"] = []
+    assert "cannot show a speedup" in warnings_of(doc)["measurement.improve"]
+
+
+def test_an_improvement_below_one_is_flagged() -> None:
+    doc = base()
+    doc["measurement"]["improve"][0]["min_ratio"] = 0.9
+    assert "get worse" in warnings_of(doc)["measurement.improve[0].min_ratio"]
