@@ -1,3 +1,9 @@
-from django.urls import URLPattern, URLResolver
+from django.urls import URLPattern, URLResolver, path
 
-urlpatterns: list[URLPattern | URLResolver] = []
+from benchmarks_app.views import pages
+
+urlpatterns: list[URLPattern | URLResolver] = [
+    path("workers/", pages.workers_page, name="workers"),
+    path("runs/<int:run_id>/", pages.run_page, name="run-detail"),
+    path("runs/<int:run_id>/cancel", pages.run_cancel_page, name="run-cancel"),
+]

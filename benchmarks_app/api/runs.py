@@ -1,0 +1,234 @@
+"""Runs: what operators and pipelines ask for and read, and the worker's side of a run
+(start, progress, fail, result), each keyed by run id and attempt."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts_app.permissions import IsOperator, IsViewer, ensure_route_access, scope_queryset
+from audit_app.actors import actor_from_request
+from benchmarks_app.api.authentication import IsWorker, WorkerTokenAuthentication
+from benchmarks_app.api.serializers import (
+    AttemptIn,
+    FailIn,
+    ProgressIn,
+    ReasonIn,
+    ResultIn,
+    RunCreateIn,
+    RunDetailOut,
+    RunOut,
+)
+from benchmarks_app.models import Worker
+from benchmarks_app.selectors import run_get, run_list
+from benchmarks_app.services.lifecycle import run_fail, run_progress, run_result_submit, run_start
+from benchmarks_app.services.runs import run_cancel, run_create
+from contracts_app.models import ContractVersion, Route
+from specpact.api.pagination import paginate
+from specpact.errors import DomainError, FieldError, NotFound
+from worker.spec import SPEC_VERSION, spec_json_schema
+
+
+def _valid(serializer_class: Any, request: Request) -> dict[str, Any]:
+    serializer = serializer_class(data=request.data)
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)
+
+
+class RunListView(APIView):
+    def get_permissions(self) -> list[Any]:
+        return [IsOperator()] if self.request.method == "POST" else [IsViewer()]
+
+    @extend_schema(
+        responses=RunOut(many=True), summary="List runs (filters: state, route, release, worker, lane)"
+    )
+    def get(self, request: Request) -> Response:
+        runs = scope_queryset(request, run_list(filters=request.query_params.dict()))
+        return paginate(request, self, runs, RunOut)
+
+    @extend_schema(request=RunCreateIn, responses={201: RunDetailOut}, summary="Create a standalone run")
+    def post(self, request: Request) -> Response:
+        v = _valid(RunCreateIn, request)
+        route = Route.objects.filter(slug=v["route"]).first()
+        if route is None:
+            raise NotFound(f"No route {v['route']!r}.")
+        ensure_route_access(request, route)
+        candidate = _version(route, v["candidate_version"], "candidate_version")
+        if "baseline_version" in v:
+            baseline = _version(route, v["baseline_version"], "baseline_version")
+        elif route.active_version is not None:
+            baseline = route.active_version
+        else:
+            raise DomainError(
+                "the route has no active version: say which version is the baseline",
+                errors=[FieldError("baseline_version", "required when the route has no active version")],
+            )
+        worker = None
+        if "worker" in v:
+            worker = Worker.objects.filter(pk=v["worker"]).first()
+            if worker is None:
+                raise DomainError("no such worker", errors=[FieldError("worker", f"no worker {v['worker']}")])
+        overrides = {
+            k: v[k]
+            for k in (
+                "concurrency",
+                "requests_per_level",
+                "max_tokens",
+                "warmup_requests",
+                "seed",
+                "time_limit_s",
+            )
+            if k in v
+        }
+        run = run_create(
+            route=route,
+            baseline=baseline,
+            candidate=candidate,
+            lane=v.get("lane"),
+            actor=actor_from_request(request),
+            engine_kind=v.get("engine"),
+            endpoints=v.get("endpoints"),
+            worker=worker,
+            pool=v.get("pool"),
+            overrides=overrides,
+            request_id=getattr(request, "request_id", ""),
+        )
+        return Response(RunDetailOut(run_get(run.pk)).data, status=status.HTTP_201_CREATED)
+
+
+def _version(route: Route, number: int, field: str) -> ContractVersion:
+    version = ContractVersion.objects.filter(route=route, number=number).first()
+    if version is None:
+        raise DomainError(
+            f"route {route.slug!r} has no version {number}",
+            errors=[FieldError(field, f"route {route.slug!r} has no version {number}")],
+        )
+    return version
+
+
+def _visible_run(request: Request, run_id: int) -> Any:
+    run = run_get(run_id)
+    ensure_route_access(request, run.route)
+    return run
+
+
+class RunDetailView(APIView):
+    permission_classes = [IsViewer]
+
+    @extend_schema(responses=RunDetailOut, summary="A run, with its specification and progress")
+    def get(self, request: Request, run_id: int) -> Response:
+        return Response(RunDetailOut(_visible_run(request, run_id)).data)
+
+
+class RunCancelView(APIView):
+    permission_classes = [IsOperator]
+
+    @extend_schema(request=ReasonIn, responses=RunOut, summary="Cancel a queued or running run")
+    def post(self, request: Request, run_id: int) -> Response:
+        run = _visible_run(request, run_id)
+        reason = _valid(ReasonIn, request)["reason"]
+        run_cancel(
+            run=run,
+            actor=actor_from_request(request),
+            reason=reason,
+            request_id=getattr(request, "request_id", ""),
+        )
+        return Response(RunOut(run_get(run_id)).data)
+
+
+class SpecSchemaView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses={200: dict}, summary="JSON schema of the run specification")
+    def get(self, request: Request) -> Response:
+        return Response({"spec_version": SPEC_VERSION, "schema": spec_json_schema()})
+
+
+class _WorkerRunView(APIView):
+    authentication_classes = [WorkerTokenAuthentication]
+    permission_classes = [IsWorker]
+
+
+def _state(run: Any) -> dict[str, Any]:
+    return {
+        "id": run.pk,
+        "attempt": run.attempt,
+        "state": run.state,
+        "progress": {"done": run.progress_done, "total": run.progress_total},
+    }
+
+
+class RunStartView(_WorkerRunView):
+    @extend_schema(request=AttemptIn, responses={200: dict}, summary="Worker claims a run (queued → running)")
+    def post(self, request: Request, run_id: int) -> Response:
+        v = _valid(AttemptIn, request)
+        run = run_start(run_id=run_id, worker=request.auth, attempt=v["attempt"])
+        return Response(_state(run))
+
+
+class RunProgressView(_WorkerRunView):
+    @extend_schema(request=ProgressIn, responses={200: dict}, summary="Worker reports requests done / total")
+    def post(self, request: Request, run_id: int) -> Response:
+        v = _valid(ProgressIn, request)
+        run = run_progress(
+            run_id=run_id, worker=request.auth, attempt=v["attempt"], done=v["done"], total=v["total"]
+        )
+        return Response(_state(run))
+
+
+class RunFailView(_WorkerRunView):
+    @extend_schema(request=FailIn, responses={200: dict}, summary="Worker reports that the run failed")
+    def post(self, request: Request, run_id: int) -> Response:
+        v = _valid(FailIn, request)
+        run = run_fail(
+            run_id=run_id, worker=request.auth, attempt=v["attempt"], kind=v["kind"], reason=v["reason"]
+        )
+        return Response(_state(run))
+
+
+class RunResultView(APIView):
+    """PUT with a worker token uploads; GET with a user's token reads it."""
+
+    def get_authenticators(self) -> list[Any]:
+        if self.request.method == "PUT":
+            return [WorkerTokenAuthentication()]
+        return super().get_authenticators()
+
+    def get_permissions(self) -> list[Any]:
+        return [IsWorker()] if self.request.method == "PUT" else [IsViewer()]
+
+    @extend_schema(responses={200: dict}, summary="A run's result (worker.spec.RunOutcome)")
+    def get(self, request: Request, run_id: int) -> Response:
+        run = _visible_run(request, run_id)
+        if not hasattr(run, "result"):
+            raise NotFound(f"Run {run_id} has no result yet (it is {run.state}).")
+        r = run.result
+        return Response(
+            {
+                "run": run.pk,
+                "attempt": r.attempt,
+                "worker": r.worker_id,
+                "received_at": r.received_at,
+                "digest": r.digest,
+                "result": r.payload,
+            }
+        )
+
+    @extend_schema(
+        request=dict, responses={200: dict, 201: dict}, summary="Upload a run's result (worker token)"
+    )
+    def put(self, request: Request, run_id: int) -> Response:
+        if not isinstance(request.data, dict):
+            raise DomainError("the result must be a JSON object")
+        v = _valid(ResultIn, request)
+        result, created = run_result_submit(
+            run_id=run_id, worker=request.auth, attempt=v["attempt"], payload=dict(request.data)
+        )
+        body = {"run": run_id, "attempt": result.attempt, "digest": result.digest, "created": created}
+        return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)

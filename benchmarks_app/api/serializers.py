@@ -1,0 +1,185 @@
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError as PydanticError
+from rest_framework import serializers
+
+from benchmarks_app.choices import EngineKind, FailureKind
+from benchmarks_app.models import Run, Worker
+from worker.harness.results import HardwareFacts
+
+_QUEUE_NAME = r"^[A-Za-z0-9._:-]{1,100}$"
+
+
+class RegisterIn(serializers.Serializer):
+    name = serializers.CharField(max_length=100)
+    host = serializers.CharField(max_length=255)
+    agent_version = serializers.CharField(max_length=32)
+    spec_versions = serializers.ListField(child=serializers.IntegerField(min_value=1), min_length=1)
+    hardware = serializers.DictField(help_text="worker.harness.results.HardwareFacts")
+    engines = serializers.DictField(
+        child=serializers.CharField(allow_null=True, max_length=100), required=False, default=dict
+    )
+    capabilities = serializers.ListField(
+        child=serializers.ChoiceField(choices=[*EngineKind.values, "cuda"]), required=False, default=list
+    )
+    queues = serializers.ListField(
+        child=serializers.RegexField(_QUEUE_NAME), required=False, default=list, max_length=10
+    )
+
+    def validate_hardware(self, value: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return HardwareFacts.model_validate(value).model_dump(mode="json")
+        except PydanticError as exc:
+            raise serializers.ValidationError(
+                {".".join(str(p) for p in e["loc"]) or "hardware": e["msg"] for e in exc.errors()}
+            ) from None
+
+
+class CurrentRunIn(serializers.Serializer):
+    id = serializers.IntegerField(min_value=1)
+    attempt = serializers.IntegerField(min_value=1)
+
+
+class HeartbeatIn(serializers.Serializer):
+    current_run = CurrentRunIn(allow_null=True, required=False, default=None)
+
+
+class AttemptIn(serializers.Serializer):
+    attempt = serializers.IntegerField(min_value=1)
+
+
+class ProgressIn(AttemptIn):
+    done = serializers.IntegerField(min_value=0)
+    total = serializers.IntegerField(min_value=1)
+
+
+class FailIn(AttemptIn):
+    kind = serializers.ChoiceField(choices=FailureKind.choices)
+    reason = serializers.CharField(max_length=4000)
+
+
+class ResultIn(serializers.Serializer):
+    """Only the key is read here; the whole body is the worker.spec.RunOutcome, checked by
+    the service against the run's specification."""
+
+    attempt = serializers.IntegerField(min_value=1)
+
+
+class ReasonIn(serializers.Serializer):
+    reason = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="")
+
+
+class EndpointIn(serializers.Serializer):
+    base_url = serializers.URLField(max_length=500)
+    model = serializers.CharField(max_length=200)
+    api = serializers.ChoiceField(choices=["completions", "chat"], required=False)
+    server = serializers.ChoiceField(choices=["generic", "vllm", "sglang", "tgi", "llamacpp"], required=False)
+
+
+class EndpointsIn(serializers.Serializer):
+    baseline = EndpointIn()
+    candidate = EndpointIn()
+
+
+class RunCreateIn(serializers.Serializer):
+    route = serializers.SlugField(max_length=64)
+    baseline_version = serializers.IntegerField(
+        min_value=1, required=False, help_text="default: the active version"
+    )
+    candidate_version = serializers.IntegerField(min_value=1)
+    lane = serializers.CharField(max_length=64, required=False)
+    engine = serializers.ChoiceField(choices=EngineKind.choices, required=False)
+    endpoints = EndpointsIn(required=False)
+    worker = serializers.IntegerField(
+        min_value=1, required=False, help_text="send to this worker's own queue"
+    )
+    pool = serializers.RegexField(_QUEUE_NAME, required=False, help_text="e.g. gpu-h100 or pool.cpu")
+    concurrency = serializers.ListField(
+        child=serializers.IntegerField(min_value=1), min_length=1, required=False
+    )
+    requests_per_level = serializers.IntegerField(min_value=1, max_value=100_000, required=False)
+    max_tokens = serializers.IntegerField(min_value=1, max_value=1_000_000, required=False)
+    warmup_requests = serializers.IntegerField(min_value=0, max_value=1000, required=False)
+    seed = serializers.IntegerField(required=False)
+    time_limit_s = serializers.IntegerField(min_value=60, required=False)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if "worker" in attrs and "pool" in attrs:
+            raise serializers.ValidationError({"pool": "give a worker or a pool, not both"})
+        return attrs
+
+
+class WorkerOut(serializers.ModelSerializer):
+    queues = serializers.ListField(child=serializers.CharField(), read_only=True)
+    status = serializers.CharField(read_only=True)
+    current_run = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Worker
+        fields = [
+            "id",
+            "name",
+            "host",
+            "status",
+            "hardware_class",
+            "hardware",
+            "engines",
+            "capabilities",
+            "agent_version",
+            "spec_versions",
+            "queues",
+            "registered_at",
+            "last_heartbeat_at",
+            "revoked_at",
+            "current_run",
+        ]
+
+    def get_current_run(self, worker: Worker) -> int | None:
+        active = getattr(worker, "active_runs", None)
+        return active[0].pk if active else None
+
+
+class RunOut(serializers.ModelSerializer):
+    route = serializers.CharField(source="route.slug")
+    release = serializers.IntegerField(source="release_id", allow_null=True)
+    baseline_version = serializers.IntegerField(source="baseline_version.number")
+    candidate_version = serializers.IntegerField(source="candidate_version.number")
+    worker = serializers.IntegerField(source="worker_id", allow_null=True)
+    progress = serializers.SerializerMethodField()
+    has_result = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Run
+        fields = [
+            "id",
+            "route",
+            "release",
+            "lane",
+            "baseline_version",
+            "candidate_version",
+            "engine_kind",
+            "queue",
+            "state",
+            "attempt",
+            "worker",
+            "progress",
+            "last_error",
+            "history",
+            "created_at",
+            "started_at",
+            "finished_at",
+            "has_result",
+        ]
+
+    def get_progress(self, run: Run) -> dict[str, int]:
+        return {"done": run.progress_done, "total": run.progress_total, "percent": run.progress_percent}
+
+    def get_has_result(self, run: Run) -> bool:
+        return hasattr(run, "result")
+
+
+class RunDetailOut(RunOut):
+    class Meta(RunOut.Meta):
+        fields = [*RunOut.Meta.fields, "spec"]

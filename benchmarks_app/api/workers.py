@@ -1,0 +1,117 @@
+"""The worker protocol (register, heartbeat) and the operators' view of workers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts_app.permissions import IsAdmin, IsViewer
+from audit_app.actors import actor_from_request
+from benchmarks_app.api.authentication import (
+    BootstrapTokenAuthentication,
+    HasBootstrapToken,
+    IsWorker,
+    WorkerTokenAuthentication,
+)
+from benchmarks_app.api.serializers import HeartbeatIn, ReasonIn, RegisterIn, WorkerOut
+from benchmarks_app.conf import setting, visibility_timeout_s, worker_broker_url
+from benchmarks_app.selectors import worker_get, worker_list
+from benchmarks_app.services.workers import worker_heartbeat, worker_register, worker_revoke
+
+
+def _connection_info(worker: Any) -> dict[str, Any]:
+    """What a worker needs to consume: its queues, the broker, the protocol's timings."""
+    return {
+        "queues": worker.queues,
+        "broker_url": worker_broker_url(),
+        "heartbeat_interval_s": setting("WORKER_HEARTBEAT_S"),
+        "offline_after_s": setting("WORKER_OFFLINE_AFTER_S"),
+        "visibility_timeout_s": visibility_timeout_s(),
+    }
+
+
+class RegisterView(APIView):
+    authentication_classes = [BootstrapTokenAuthentication]
+    permission_classes = [HasBootstrapToken]
+
+    @extend_schema(request=RegisterIn, responses={201: dict}, summary="Register a worker (bootstrap token)")
+    def post(self, request: Request) -> Response:
+        data = RegisterIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        registration = worker_register(
+            bootstrap=request.auth,
+            name=v["name"],
+            host=v["host"],
+            hardware=v["hardware"],
+            engines=v["engines"],
+            capabilities=v["capabilities"],
+            agent_version=v["agent_version"],
+            spec_versions=v["spec_versions"],
+            extra_queues=v["queues"],
+            request_id=getattr(request, "request_id", ""),
+        )
+        worker = registration.worker
+        body = {
+            "worker": WorkerOut(worker).data,
+            # Shown once: only its hash is stored.
+            "token": registration.token,
+            **_connection_info(worker),
+        }
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class HeartbeatView(APIView):
+    authentication_classes = [WorkerTokenAuthentication]
+    permission_classes = [IsWorker]
+
+    @extend_schema(request=HeartbeatIn, responses={200: dict}, summary="Worker heartbeat (worker token)")
+    def post(self, request: Request) -> Response:
+        data = HeartbeatIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        worker = worker_heartbeat(worker=request.auth, current_run=data.validated_data["current_run"])
+        return Response(
+            {
+                "worker": worker.pk,
+                "status": worker.status,
+                "last_heartbeat_at": worker.last_heartbeat_at,
+                **_connection_info(worker),
+            }
+        )
+
+
+class WorkerListView(APIView):
+    permission_classes = [IsViewer]
+
+    @extend_schema(responses=WorkerOut(many=True), summary="List workers")
+    def get(self, request: Request) -> Response:
+        return Response(WorkerOut(worker_list(), many=True).data)
+
+
+class WorkerDetailView(APIView):
+    permission_classes = [IsViewer]
+
+    @extend_schema(responses=WorkerOut, summary="A worker")
+    def get(self, request: Request, worker_id: int) -> Response:
+        return Response(WorkerOut(worker_get(worker_id)).data)
+
+
+class WorkerRevokeView(APIView):
+    permission_classes = [IsAdmin]
+
+    @extend_schema(request=ReasonIn, responses=WorkerOut, summary="Revoke a worker's token (admin)")
+    def post(self, request: Request, worker_id: int) -> Response:
+        data = ReasonIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        worker = worker_revoke(
+            worker=worker_get(worker_id),
+            actor=actor_from_request(request),
+            reason=data.validated_data["reason"],
+            request_id=getattr(request, "request_id", ""),
+        )
+        return Response(WorkerOut(worker_get(worker.pk)).data)

@@ -1,0 +1,120 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+from benchmarks_app.choices import FINISHED_STATES, EngineKind, RunState
+
+
+class RunQuerySet(models.QuerySet["Run"]):
+    def with_relations(self) -> RunQuerySet:
+        return self.select_related(
+            "route", "baseline_version", "candidate_version", "worker", "target_worker", "result"
+        )
+
+    def active(self) -> RunQuerySet:
+        return self.filter(state__in=[RunState.QUEUED, RunState.RUNNING])
+
+
+class Run(models.Model):
+    """One benchmark: baseline and candidate of a route, on one worker, one lane,
+    interleaved over the lane's load levels. `attempt` grows when the run is requeued
+    after its worker went silent; results are keyed by (run, attempt)."""
+
+    route = models.ForeignKey("contracts_app.Route", on_delete=models.PROTECT, related_name="runs")
+    release = models.ForeignKey(
+        "releases_app.Release", null=True, blank=True, on_delete=models.PROTECT, related_name="runs"
+    )
+    lane = models.CharField(max_length=64)
+    baseline_version = models.ForeignKey(
+        "contracts_app.ContractVersion", on_delete=models.PROTECT, related_name="+"
+    )
+    candidate_version = models.ForeignKey(
+        "contracts_app.ContractVersion", on_delete=models.PROTECT, related_name="+"
+    )
+    engine_kind = models.CharField(max_length=16, choices=EngineKind.choices)
+    # Only for the `openai` engine: {"baseline": {"base_url", "model"}, "candidate": {…}}.
+    endpoints = models.JSONField(null=True, blank=True)
+    target_worker = models.ForeignKey(
+        "benchmarks_app.Worker", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    queue = models.CharField(max_length=100)
+    state = models.CharField(max_length=16, choices=RunState.choices, default=RunState.QUEUED)
+    attempt = models.PositiveIntegerField(default=1)
+    worker = models.ForeignKey(
+        "benchmarks_app.Worker", null=True, blank=True, on_delete=models.PROTECT, related_name="runs"
+    )
+    # The run specification as dispatched for the current attempt (worker/spec.py).
+    spec = models.JSONField(default=dict)
+    progress_done = models.PositiveIntegerField(default=0)
+    progress_total = models.PositiveIntegerField(default=0)
+    last_error = models.TextField(blank=True)
+    # What happened to each attempt, in words, oldest first: [{"at", "attempt", "event", "detail"}].
+    history = models.JSONField(default=list)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    objects = RunQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["state", "worker"], name="run_state_worker")]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(state__in=[s.value for s in RunState]), name="run_state_known"
+            ),
+            models.CheckConstraint(condition=models.Q(attempt__gte=1), name="run_attempt_positive"),
+            models.CheckConstraint(
+                condition=models.Q(progress_done__lte=models.F("progress_total")),
+                name="run_progress_within_total",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"run {self.pk} ({self.route_id}/{self.lane}, {self.state})"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.state in FINISHED_STATES
+
+    @property
+    def progress_percent(self) -> int:
+        if not self.progress_total:
+            return 0
+        return round(100 * self.progress_done / self.progress_total)
+
+    def note(self, event: str, detail: str = "") -> None:
+        """Append to the history; the caller saves."""
+        entry: dict[str, Any] = {
+            "at": timezone.now().isoformat(),
+            "attempt": self.attempt,
+            "event": event,
+            "detail": detail,
+        }
+        self.history = [*self.history, entry]
+
+
+class RunResult(models.Model):
+    """The one accepted result of a run. One row per run (the database says so), so a
+    redelivered task or a repeated upload can never be counted twice."""
+
+    run = models.OneToOneField(Run, on_delete=models.PROTECT, related_name="result")
+    attempt = models.PositiveIntegerField()
+    worker = models.ForeignKey("benchmarks_app.Worker", on_delete=models.PROTECT, related_name="+")
+    payload = models.JSONField()
+    # SHA-256 of the canonical JSON: a repeat upload is recognised by it.
+    digest = models.CharField(max_length=64)
+    received_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-received_at"]
+
+    def __str__(self) -> str:
+        return f"result of run {self.run_id} attempt {self.attempt}"

@@ -1,0 +1,142 @@
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+from benchmarks_app.conf import setting
+
+
+class BootstrapTokenQuerySet(models.QuerySet["BootstrapToken"]):
+    def usable(self) -> BootstrapTokenQuerySet:
+        now = timezone.now()
+        return self.filter(revoked_at__isnull=True).filter(
+            models.Q(expires_at__isnull=True) | models.Q(expires_at__gt=now)
+        )
+
+
+class BootstrapToken(models.Model):
+    """Lets a new machine register as a worker. One token may enrol a fleet until it
+    expires or is revoked; each registration gets its own worker token."""
+
+    token_hash = models.CharField(max_length=64, unique=True)
+    hint = models.CharField(max_length=16)
+    note = models.CharField(max_length=200, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    uses = models.PositiveIntegerField(default=0)
+
+    objects = BootstrapTokenQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"bootstrap {self.hint}…"
+
+
+class WorkerQuerySet(models.QuerySet["Worker"]):
+    def online(self) -> WorkerQuerySet:
+        return self.filter(revoked_at__isnull=True, last_heartbeat_at__gte=offline_cutoff())
+
+    def with_current_run(self) -> WorkerQuerySet:
+        return self.prefetch_related(
+            models.Prefetch(
+                "runs",
+                queryset=_active_runs(),
+                to_attr="active_runs",
+            )
+        )
+
+
+def _active_runs() -> models.QuerySet:
+    from benchmarks_app.choices import RunState
+    from benchmarks_app.models.runs import Run
+
+    return Run.objects.filter(state=RunState.RUNNING).select_related("route").order_by("-started_at")
+
+
+def offline_cutoff(now: datetime | None = None) -> datetime:
+    """A worker whose last heartbeat is older than this is offline."""
+    return (now or timezone.now()) - timedelta(seconds=setting("WORKER_OFFLINE_AFTER_S"))
+
+
+class Worker(models.Model):
+    """A registered inference machine. It never touches the database: everything here
+    arrives over the REST API with its token."""
+
+    name = models.CharField(max_length=100)
+    host = models.CharField(max_length=255)
+    # "cpu", "gpu-h100", "gpu-a10g": decides the pool queue it consumes.
+    hardware_class = models.CharField(max_length=64)
+    hardware = models.JSONField(default=dict)
+    engines = models.JSONField(default=dict)
+    capabilities = models.JSONField(default=list)
+    agent_version = models.CharField(max_length=32)
+    spec_versions = models.JSONField(default=list)
+    extra_queues = models.JSONField(default=list)
+    bootstrap_token = models.ForeignKey(
+        BootstrapToken, null=True, blank=True, on_delete=models.SET_NULL, related_name="workers"
+    )
+    registered_at = models.DateTimeField(auto_now_add=True)
+    last_heartbeat_at = models.DateTimeField(null=True, blank=True)
+    # What the worker said it was running in its last heartbeat: {"id", "attempt"} or null.
+    reported_run = models.JSONField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    objects = WorkerQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["name", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.name} (#{self.pk})"
+
+    @property
+    def own_queue(self) -> str:
+        return f"worker.{self.pk}"
+
+    @property
+    def queues(self) -> list[str]:
+        """Its own queue first, then the pools it serves. GPU workers also serve the
+        generic `pool.gpu`; every worker serves `pool.any` (runs any machine can do)."""
+        queues = [self.own_queue, f"pool.{self.hardware_class}"]
+        if self.hardware_class.startswith("gpu") and self.hardware_class != "gpu":
+            queues.append("pool.gpu")
+        queues.append("pool.any")
+        return queues + [q for q in self.extra_queues if q not in queues]
+
+    @property
+    def is_online(self) -> bool:
+        if self.revoked_at is not None or self.last_heartbeat_at is None:
+            return False
+        return self.last_heartbeat_at >= offline_cutoff()
+
+    @property
+    def status(self) -> str:
+        if self.revoked_at is not None:
+            return "revoked"
+        return "online" if self.is_online else "offline"
+
+
+class WorkerCredential(models.Model):
+    """A worker's own token, hashed. Separate from the worker so a credential can be
+    revoked (with the worker, or rotated) while the worker's history stays."""
+
+    worker = models.ForeignKey(Worker, on_delete=models.CASCADE, related_name="credentials")
+    token_hash = models.CharField(max_length=64, unique=True)
+    hint = models.CharField(max_length=16)
+    created_at = models.DateTimeField(auto_now_add=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"credential {self.hint}… of worker {self.worker_id}"

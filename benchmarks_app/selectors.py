@@ -1,0 +1,46 @@
+"""Reads: querysets for the API and pages, with their relations loaded up front."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import QuerySet
+
+from benchmarks_app.models import Run, Worker
+from specpact.errors import NotFound
+
+
+def worker_list() -> QuerySet[Worker]:
+    return Worker.objects.with_current_run().order_by("revoked_at", "name", "id")
+
+
+def worker_get(worker_id: int) -> Worker:
+    worker = worker_list().filter(pk=worker_id).first()
+    if worker is None:
+        raise NotFound(f"No worker {worker_id}.")
+    return worker
+
+
+def run_list(*, filters: dict[str, Any] | None = None) -> QuerySet[Run]:
+    qs = Run.objects.with_relations()
+    for key, field in (("state", "state"), ("route", "route__slug"), ("lane", "lane")):
+        if filters and filters.get(key):
+            qs = qs.filter(**{field: filters[key]})
+    for key, field in (("release", "release_id"), ("worker", "worker_id")):
+        value = (filters or {}).get(key)
+        if value:
+            if not str(value).isdigit():
+                raise NotFound(f"No {key} {value!r}.")
+            qs = qs.filter(**{field: int(value)})
+    return qs
+
+
+def run_get(run_id: int) -> Run:
+    run = Run.objects.with_relations().filter(pk=run_id).first()
+    if run is None:
+        raise NotFound(f"No run {run_id}.")
+    return run
+
+
+def runs_of_release(release_id: int) -> QuerySet[Run]:
+    return Run.objects.with_relations().filter(release_id=release_id).order_by("id")

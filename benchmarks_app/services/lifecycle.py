@@ -1,0 +1,166 @@
+"""A run's life as its worker reports it: claim (start), progress, failure, result.
+
+Every call names the attempt it is about. A message redelivered after the run moved on
+(finished, cancelled, requeued as a new attempt) is answered 409 with a code the worker
+reads as "drop it quietly": nothing is counted twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from benchmarks_app.choices import FINISHED_STATES, FailureKind, RunState
+from benchmarks_app.models import Run, RunResult, Worker
+from benchmarks_app.results_check import check_outcome
+from benchmarks_app.services.release_hooks import notify_release
+from specpact.errors import Conflict, Forbidden, NotFound
+
+
+def _locked(run_id: int) -> Run:
+    run = Run.objects.select_for_update().filter(pk=run_id).first()
+    if run is None:
+        raise NotFound(f"No run {run_id}.")
+    return run
+
+
+def _stale(run: Run, attempt: int) -> None:
+    if run.attempt != attempt:
+        raise Conflict(
+            f"run {run.pk} is on attempt {run.attempt}; this message is for attempt {attempt}",
+            code="stale_attempt",
+        )
+
+
+def _finished(run: Run) -> None:
+    if run.state in FINISHED_STATES:
+        raise Conflict(
+            f"run {run.pk} is already {run.state}" + (f": {run.last_error}" if run.last_error else ""),
+            code="run_finished",
+        )
+
+
+def _serves(worker: Worker, run: Run) -> bool:
+    """May this worker take this queued run? Its message came through one of its queues."""
+    return run.queue in worker.queues
+
+
+def _owner(worker: Worker, run: Run) -> None:
+    if run.worker_id is not None and run.worker_id != worker.pk:
+        raise Forbidden(f"run {run.pk} belongs to worker {run.worker_id}, not to worker {worker.pk}")
+    if run.worker_id is None and not _serves(worker, run):
+        raise Forbidden(f"run {run.pk} was sent to {run.queue}, which worker {worker.pk} does not serve")
+
+
+@transaction.atomic
+def run_start(*, run_id: int, worker: Worker, attempt: int) -> Run:
+    """queued → running for this worker, by a conditional UPDATE. The same worker claiming
+    its own running attempt again is a redelivery after its task process died: it starts
+    over (progress reset); the result is still taken once."""
+    run = _locked(run_id)
+    _owner(worker, run)
+    _stale(run, attempt)
+    _finished(run)
+    now = timezone.now()
+    if run.state == RunState.RUNNING:
+        run.progress_done = 0
+        run.note("restarted", f"worker {worker.name} (#{worker.pk}) got the task again and starts over")
+        run.save(update_fields=["progress_done", "history"])
+        return run
+    claimed = Run.objects.filter(pk=run.pk, state=RunState.QUEUED, attempt=attempt).update(
+        state=RunState.RUNNING, worker=worker, started_at=now, progress_done=0
+    )
+    if claimed != 1:  # unreachable under the row lock; kept as the claim's own guard
+        raise Conflict(f"run {run.pk} could not be claimed", code="claim_lost")
+    run.refresh_from_db()
+    run.note("started", f"on worker {worker.name} (#{worker.pk})")
+    run.save(update_fields=["history"])
+    return run
+
+
+@transaction.atomic
+def run_progress(*, run_id: int, worker: Worker, attempt: int, done: int, total: int) -> Run:
+    run = _locked(run_id)
+    _owner(worker, run)
+    _stale(run, attempt)
+    _finished(run)  # a cancelled run answers 409 run_finished: the worker stops
+    if run.state != RunState.RUNNING:
+        raise Conflict(f"run {run.pk} has not been started", code="not_started")
+    run.progress_total = max(total, run.progress_total, 1)
+    run.progress_done = min(max(done, 0), run.progress_total)
+    run.save(update_fields=["progress_done", "progress_total"])
+    return run
+
+
+_FAILURE_STATE = {
+    FailureKind.ERROR: RunState.FAILED,
+    FailureKind.REFUSED: RunState.FAILED,
+    FailureKind.TIMEOUT: RunState.TIMED_OUT,
+}
+
+
+@transaction.atomic
+def run_fail(*, run_id: int, worker: Worker, attempt: int, kind: str, reason: str) -> Run:
+    """The worker could not finish (or start) the run; `reason` becomes last_error."""
+    run = _locked(run_id)
+    _owner(worker, run)
+    _stale(run, attempt)
+    _finished(run)
+    run.state = _FAILURE_STATE[FailureKind(kind)]
+    run.finished_at = timezone.now()
+    run.worker = run.worker or worker
+    run.last_error = reason.strip()[:4000] or f"worker {worker.pk} reported {kind} without a reason"
+    run.note(run.state, run.last_error)
+    run.save(update_fields=["state", "finished_at", "worker", "last_error", "history"])
+    notify_release(run=run)
+    return run
+
+
+def _digest(payload: dict[str, Any]) -> str:
+    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+@transaction.atomic
+def run_result_submit(
+    *, run_id: int, worker: Worker, attempt: int, payload: dict[str, Any]
+) -> tuple[RunResult, bool]:
+    """(result, created). The same upload again answers the stored result (created False);
+    another worker 403; a malformed or impossible result 400 (nothing stored); a result
+    for an attempt or a run that moved on 409."""
+    run = _locked(run_id)
+    if run.worker_id != worker.pk:
+        if run.worker_id is None:
+            raise Conflict(f"run {run.pk} has not been started", code="not_started")
+        raise Forbidden(f"run {run.pk} belongs to worker {run.worker_id}, not to worker {worker.pk}")
+    digest = _digest(payload)
+    existing = RunResult.objects.filter(run=run).first()
+    if existing is not None:
+        if existing.attempt == attempt and existing.digest == digest:
+            return existing, False
+        raise Conflict(
+            f"run {run.pk} already has a result (attempt {existing.attempt}); a different one is refused",
+            code="result_exists",
+        )
+    _stale(run, attempt)
+    check_outcome(run=run, attempt=attempt, payload=payload)
+    _finished(run)
+    try:
+        with transaction.atomic():
+            result = RunResult.objects.create(
+                run=run, attempt=attempt, worker=worker, payload=payload, digest=digest
+            )
+    except IntegrityError:  # the one-result-per-run constraint: a racing duplicate
+        raise Conflict(f"run {run.pk} already has a result", code="result_exists") from None
+    run.state = RunState.SUCCEEDED
+    run.finished_at = timezone.now()
+    run.progress_done = run.progress_total
+    run.last_error = ""
+    run.note("succeeded", f"result from worker {worker.name} (#{worker.pk})")
+    run.save(update_fields=["state", "finished_at", "progress_done", "last_error", "history"])
+    notify_release(run=run)
+    return result, True

@@ -1,0 +1,221 @@
+"""Creating and cancelling runs. A run and its dispatch (outbox row) are written in one
+transaction: there is never a run nobody will deliver, nor a delivery of no run."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from audit_app.services import audit_record
+from benchmarks_app.choices import ACTIVE_STATES, EngineKind, RunState
+from benchmarks_app.conf import setting
+from benchmarks_app.models import Run, Worker
+from benchmarks_app.services.outbox import outbox_enqueue
+from benchmarks_app.services.release_hooks import notify_release
+from benchmarks_app.spec_build import build_spec, default_engine_kind, workloads_of
+from contracts_app.models import ContractVersion, Route
+from specpact.errors import Conflict, DomainError, FieldError
+
+
+def _queue_for(*, engine_kind: str, worker: Worker | None, pool: str | None) -> str:
+    """A chosen worker's own queue, a named pool, or the pool any fitting worker serves:
+    `pool.gpu` for engines the worker launches (vLLM and the like need a GPU),
+    `pool.any` otherwise."""
+    if worker is not None:
+        return worker.own_queue
+    if pool:
+        return pool if pool.startswith("pool.") else f"pool.{pool}"
+    configured = setting("RUN_RELEASE_QUEUE") if engine_kind != EngineKind.MANAGED else ""
+    if configured:
+        return str(configured)
+    return "pool.gpu" if engine_kind == EngineKind.MANAGED else "pool.any"
+
+
+def _create_one(
+    *,
+    route: Route,
+    release_id: int | None,
+    lane: str,
+    baseline: ContractVersion,
+    candidate: ContractVersion,
+    engine_kind: str,
+    endpoints: dict[str, Any] | None,
+    worker: Worker | None,
+    pool: str | None,
+    overrides: dict[str, Any],
+    created_by: Any,
+) -> Run:
+    run = Run.objects.create(
+        route=route,
+        release_id=release_id,
+        lane=lane,
+        baseline_version=baseline,
+        candidate_version=candidate,
+        engine_kind=engine_kind,
+        endpoints=endpoints,
+        target_worker=worker,
+        queue=_queue_for(engine_kind=engine_kind, worker=worker, pool=pool),
+        created_by=created_by if getattr(created_by, "is_authenticated", False) else None,
+    )
+    # The spec names the run, so it is built once the run has its id.
+    run.spec = build_spec(
+        run_id=run.pk,
+        attempt=run.attempt,
+        route_slug=route.slug,
+        release_id=release_id,
+        lane=lane,
+        baseline=baseline,
+        candidate=candidate,
+        engine_kind=engine_kind,
+        endpoints=endpoints,
+        overrides=overrides,
+    )
+    run.progress_total = 2 * len(run.spec["load"]["levels"]) * run.spec["load"]["requests_per_level"]
+    run.note("queued", f"to {run.queue}")
+    run.save(update_fields=["spec", "progress_total", "history"])
+    outbox_enqueue(run=run)
+    return run
+
+
+def _check_endpoints(engine_kind: str, endpoints: dict[str, Any] | None) -> None:
+    if engine_kind != EngineKind.OPENAI:
+        if endpoints:
+            raise DomainError(
+                "endpoints are only for the openai engine",
+                errors=[FieldError("endpoints", "give engine 'openai' or leave endpoints out")],
+            )
+        return
+    missing = [arm for arm in ("baseline", "candidate") if not (endpoints or {}).get(arm)]
+    if missing:
+        raise DomainError(
+            "the openai engine needs a baseline and a candidate endpoint",
+            errors=[FieldError(f"endpoints.{arm}", "required: {base_url, model}") for arm in missing],
+        )
+
+
+@transaction.atomic
+def run_create(
+    *,
+    route: Route,
+    baseline: ContractVersion,
+    candidate: ContractVersion,
+    lane: str | None,
+    actor: Any,
+    engine_kind: str | None = None,
+    endpoints: dict[str, Any] | None = None,
+    worker: Worker | None = None,
+    pool: str | None = None,
+    overrides: dict[str, Any] | None = None,
+    request_id: str = "",
+) -> Run:
+    """A standalone run an operator asks for (no release)."""
+    if baseline.route_id != route.pk or candidate.route_id != route.pk:
+        raise DomainError("both versions must belong to the route")
+    lanes = list(workloads_of(candidate.document))
+    if lane is None:
+        if len(lanes) != 1:
+            raise DomainError(
+                "the candidate measures several lanes: say which one",
+                errors=[FieldError("lane", f"one of {', '.join(lanes)}")],
+            )
+        lane = lanes[0]
+    if worker is not None and worker.revoked_at is not None:
+        raise DomainError("that worker is revoked", errors=[FieldError("worker", "revoked")])
+    kind = engine_kind or default_engine_kind(candidate.document)
+    _check_endpoints(kind, endpoints)
+    user = getattr(actor, "user", actor)
+    run = _create_one(
+        route=route,
+        release_id=None,
+        lane=lane,
+        baseline=baseline,
+        candidate=candidate,
+        engine_kind=kind,
+        endpoints=endpoints,
+        worker=worker,
+        pool=pool,
+        overrides=overrides or {},
+        created_by=user,
+    )
+    audit_record(
+        actor=actor,
+        action="run.create",
+        obj_type="run",
+        obj_id=run.pk,
+        route=route,
+        after={"lane": lane, "queue": run.queue, "baseline": baseline.number, "candidate": candidate.number},
+        request_id=request_id,
+    )
+    return run
+
+
+@transaction.atomic
+def release_runs_create(*, release: Any, actor: Any) -> list[Run]:
+    """One run per lane in the candidate's `measurement.workloads`, each dispatched to a
+    pool queue. Called by releases_app inside its transaction when a release enters
+    `benchmarking`: if this raises, the release does not enter it."""
+    candidate = release.candidate_version
+    baseline = release.baseline_version
+    if baseline is None:
+        raise DomainError("a release without a baseline version has nothing to benchmark against")
+    lanes = workloads_of(candidate.document)
+    if not lanes:
+        raise DomainError("the candidate contract measures no workload (measurement.workloads is empty)")
+    kind = default_engine_kind(candidate.document)
+    user = getattr(actor, "user", actor)
+    runs = [
+        _create_one(
+            route=release.route,
+            release_id=release.pk,
+            lane=lane,
+            baseline=baseline,
+            candidate=candidate,
+            engine_kind=kind,
+            endpoints=None,
+            worker=None,
+            pool=None,
+            overrides={},
+            created_by=user,
+        )
+        for lane in lanes
+    ]
+    audit_record(
+        actor=actor,
+        action="release.runs.create",
+        obj_type="release",
+        obj_id=release.pk,
+        route=release.route,
+        after={"runs": [{"id": r.pk, "lane": r.lane, "queue": r.queue} for r in runs]},
+    )
+    return runs
+
+
+@transaction.atomic
+def run_cancel(*, run: Run, actor: Any, reason: str, request_id: str = "") -> Run:
+    """Queued: it never starts (the relay discards its message, the worker's claim is
+    refused). Running: the worker stops at its next progress report; its result is refused."""
+    locked = Run.objects.select_for_update().get(pk=run.pk)
+    if locked.state not in ACTIVE_STATES:
+        raise Conflict(f"run {locked.pk} is already {locked.state}", code="run_finished")
+    before = locked.state
+    who = getattr(actor, "label", None) or getattr(actor, "username", None) or "an operator"
+    locked.state = RunState.CANCELLED
+    locked.finished_at = timezone.now()
+    locked.last_error = f"cancelled by {who}" + (f": {reason}" if reason else "")
+    locked.note("cancelled", locked.last_error)
+    locked.save(update_fields=["state", "finished_at", "last_error", "history"])
+    audit_record(
+        actor=actor,
+        action="run.cancel",
+        obj_type="run",
+        obj_id=locked.pk,
+        route=locked.route_id and locked.route,
+        before={"state": before},
+        after={"state": locked.state},
+        reason=reason,
+        request_id=request_id,
+    )
+    notify_release(run=locked)
+    return locked

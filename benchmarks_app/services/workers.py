@@ -1,0 +1,163 @@
+"""Worker enrolment: bootstrap tokens, registration, heartbeats, revocation."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from audit_app.actors import Actor
+from audit_app.services import audit_record
+from benchmarks_app.models import BootstrapToken, Worker, WorkerCredential
+from benchmarks_app.tokens import BOOTSTRAP_PREFIX, WORKER_PREFIX, new_token, token_hash, token_hint
+from specpact.errors import Conflict, DomainError
+
+# Words in an NVML device name that say nothing about the class of the GPU.
+_GPU_NOISE = re.compile(r"^(nvidia|geforce|tesla|quadro|pcie|sxm\d*|nvl|hbm\d*e?|\d+gb)$")
+
+
+def hardware_class_of(hardware: dict[str, Any]) -> str:
+    """`cpu`, or `gpu-<model>` from the first GPU's name ("NVIDIA H100 80GB HBM3" → gpu-h100,
+    "NVIDIA GeForce RTX 4090" → gpu-rtx-4090). Runs in one pool are comparable."""
+    gpus = hardware.get("gpus") or []
+    if not gpus:
+        return "cpu"
+    words = re.split(r"[\s_-]+", str(gpus[0].get("name", "")).lower())
+    kept = [re.sub(r"[^a-z0-9]", "", w) for w in words if w and not _GPU_NOISE.match(w)]
+    model = "-".join(w for w in kept if w)[:50]
+    return f"gpu-{model}" if model else "gpu"
+
+
+@transaction.atomic
+def bootstrap_token_create(
+    *, actor: Any = None, expires_at: datetime | None = None, note: str = ""
+) -> tuple[BootstrapToken, str]:
+    """Returns the row and the token itself, which is shown once and stored hashed."""
+    token = new_token(BOOTSTRAP_PREFIX)
+    user = actor.user if isinstance(actor, Actor) else actor
+    row = BootstrapToken.objects.create(
+        token_hash=token_hash(token),
+        hint=token_hint(token),
+        note=note,
+        created_by=user if getattr(user, "is_authenticated", False) else None,
+        expires_at=expires_at,
+    )
+    audit_record(
+        actor=actor,
+        action="worker.bootstrap_token.issue",
+        obj_type="bootstrap_token",
+        obj_id=row.pk,
+        after={"hint": row.hint, "expires_at": expires_at, "note": note},
+    )
+    return row, token
+
+
+def bootstrap_token_for(token: str) -> BootstrapToken | None:
+    if not token.startswith(BOOTSTRAP_PREFIX):
+        return None
+    return BootstrapToken.objects.usable().filter(token_hash=token_hash(token)).first()
+
+
+@dataclass(frozen=True)
+class Registration:
+    worker: Worker
+    token: str
+
+
+@transaction.atomic
+def worker_register(
+    *,
+    bootstrap: BootstrapToken,
+    name: str,
+    host: str,
+    hardware: dict[str, Any],
+    engines: dict[str, Any],
+    capabilities: list[str],
+    agent_version: str,
+    spec_versions: list[int],
+    extra_queues: list[str],
+    request_id: str = "",
+) -> Registration:
+    worker = Worker.objects.create(
+        name=name,
+        host=host,
+        hardware_class=hardware_class_of(hardware),
+        hardware=hardware,
+        engines=engines,
+        capabilities=sorted(set(capabilities)),
+        agent_version=agent_version,
+        spec_versions=sorted(set(spec_versions)),
+        extra_queues=extra_queues,
+        bootstrap_token=bootstrap,
+        # Registering is a sign of life: the worker is online until it falls silent.
+        last_heartbeat_at=timezone.now(),
+    )
+    token = new_token(WORKER_PREFIX)
+    WorkerCredential.objects.create(worker=worker, token_hash=token_hash(token), hint=token_hint(token))
+    BootstrapToken.objects.filter(pk=bootstrap.pk).update(uses=bootstrap.uses + 1)
+    audit_record(
+        actor=Actor.worker(name),
+        action="worker.register",
+        obj_type="worker",
+        obj_id=worker.pk,
+        after={
+            "name": name,
+            "host": host,
+            "hardware_class": worker.hardware_class,
+            "queues": worker.queues,
+            "engines": engines,
+            "agent_version": agent_version,
+            "bootstrap_token": bootstrap.hint,
+        },
+        request_id=request_id,
+    )
+    return Registration(worker=worker, token=token)
+
+
+def worker_for_token(token: str) -> Worker | None:
+    if not token.startswith(WORKER_PREFIX):
+        return None
+    credential = (
+        WorkerCredential.objects.select_related("worker")
+        .filter(token_hash=token_hash(token), revoked_at__isnull=True, worker__revoked_at__isnull=True)
+        .first()
+    )
+    return credential.worker if credential else None
+
+
+def worker_heartbeat(*, worker: Worker, current_run: dict[str, int] | None) -> Worker:
+    """One UPDATE, no transaction: heartbeats are frequent and carry nothing to keep
+    consistent with anything else."""
+    if current_run is not None and set(current_run) != {"id", "attempt"}:
+        raise DomainError("current_run must be null or {id, attempt}")
+    now = timezone.now()
+    Worker.objects.filter(pk=worker.pk).update(last_heartbeat_at=now, reported_run=current_run)
+    worker.last_heartbeat_at, worker.reported_run = now, current_run
+    return worker
+
+
+@transaction.atomic
+def worker_revoke(*, worker: Worker, actor: Any, reason: str, request_id: str = "") -> Worker:
+    """Its token stops working at once; a run it holds is lost and handled by the sweep."""
+    locked = Worker.objects.select_for_update().get(pk=worker.pk)
+    if locked.revoked_at is not None:
+        raise Conflict(f"worker {locked.pk} is already revoked", code="already_revoked")
+    now = timezone.now()
+    locked.revoked_at = now
+    locked.save(update_fields=["revoked_at"])
+    WorkerCredential.objects.filter(worker=locked, revoked_at__isnull=True).update(revoked_at=now)
+    audit_record(
+        actor=actor,
+        action="worker.revoke",
+        obj_type="worker",
+        obj_id=locked.pk,
+        before={"status": "registered"},
+        after={"status": "revoked"},
+        reason=reason,
+        request_id=request_id,
+    )
+    return locked

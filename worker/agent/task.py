@@ -1,0 +1,120 @@
+"""The benchmark task: read the spec, claim the run, benchmark, upload the result.
+
+Every way out reports to the control plane in words, except the ones where the run is
+no longer this task's to report (a 409 on claim: finished, cancelled, another attempt)."""
+
+from __future__ import annotations
+
+import logging
+import random
+import traceback
+from typing import Any
+
+from billiard.exceptions import SoftTimeLimitExceeded
+from celery import Task
+
+from worker.agent.celery_app import app
+from worker.agent.client import ApiClient, ApiError, Refused, Transient, with_backoff
+from worker.agent.credentials import Credentials, credentials_path, state_dir
+from worker.agent.execute import RunCancelled, execute
+from worker.agent.state import AgentState
+from worker.spec import RUN_TASK_NAME, RunSpec, SpecRefused, parse_spec
+
+log = logging.getLogger("specpact.worker.task")
+
+# Celery-level retries, only after the in-task upload retries ran out (a control plane
+# down for minutes): the saved result is uploaded again, the benchmark is not rerun.
+UPLOAD_RETRIES = 8
+
+
+def _agent() -> tuple[ApiClient, AgentState]:
+    home = state_dir()
+    credentials = Credentials.load(credentials_path(home))
+    if credentials is None:
+        raise RuntimeError(f"this worker is not registered: no credentials in {home}")
+    return ApiClient(credentials.url, credentials.token), AgentState(home)
+
+
+def _report_failure(client: ApiClient, run_id: int, attempt: int, kind: str, reason: str) -> None:
+    try:
+        with_backoff(lambda: client.fail(run_id, attempt, kind, reason), tries=4)
+    except Refused as exc:
+        log.info("run %s attempt %s: failure not recorded (%s)", run_id, attempt, exc.detail)
+    except ApiError as exc:
+        log.error("run %s attempt %s: could not report failure %r: %s", run_id, attempt, reason, exc)
+
+
+def _progress_reporter(client: ApiClient, spec: RunSpec) -> Any:
+    def report(done: int, total: int) -> None:
+        try:
+            client.progress(spec.run_id, spec.attempt, done, total)
+        except Refused as exc:
+            raise RunCancelled(exc.detail) from exc
+        except ApiError as exc:  # progress is best effort; the result is what counts
+            log.warning("progress of run %s not recorded: %s", spec.run_id, exc)
+
+    return report
+
+
+def _upload(client: ApiClient, state: AgentState, spec: RunSpec, outcome: dict[str, Any]) -> str:
+    try:
+        body = with_backoff(lambda: client.upload_result(spec.run_id, outcome))
+    except Refused as exc:
+        state.forget_result(spec.run_id, spec.attempt)
+        return f"result not taken: {exc.detail}"
+    except Transient:
+        raise
+    except ApiError as exc:
+        # The control plane found the result impossible: say so on the run.
+        state.forget_result(spec.run_id, spec.attempt)
+        _report_failure(client, spec.run_id, spec.attempt, "error", f"the control plane refused the result: {exc}")
+        return "result refused"
+    state.forget_result(spec.run_id, spec.attempt)
+    return "uploaded" if body.get("created") else "already uploaded"
+
+
+@app.task(name=RUN_TASK_NAME, bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=UPLOAD_RETRIES)
+def run_benchmark_task(self: Task, spec_json: str) -> dict[str, Any]:
+    client, state = _agent()
+    try:
+        return _run(self, client, state, spec_json)
+    finally:
+        client.close()
+
+
+def _run(task: Task, client: ApiClient, state: AgentState, spec_json: str) -> dict[str, Any]:
+    try:
+        spec = parse_spec(spec_json)
+    except SpecRefused as exc:
+        log.error("refusing a run specification: %s", exc.reason)
+        if exc.run_id is not None and exc.attempt is not None:
+            _report_failure(client, exc.run_id, exc.attempt, "refused", exc.reason)
+        return {"outcome": "refused", "reason": exc.reason}
+    try:
+        with_backoff(lambda: client.start(spec.run_id, spec.attempt), tries=4)
+    except Refused as exc:
+        log.info("run %s attempt %s not started: %s", spec.run_id, spec.attempt, exc.detail)
+        return {"outcome": "skipped", "reason": exc.detail}
+    state.set_current(spec.run_id, spec.attempt)
+    try:
+        outcome = state.saved_result(spec.run_id, spec.attempt)
+        if outcome is None:
+            outcome = execute(spec, _progress_reporter(client, spec))
+            state.save_result(spec.run_id, spec.attempt, outcome)
+        return {"outcome": _upload(client, state, spec, outcome)}
+    except Transient as exc:
+        countdown = random.uniform(30, 120) * 2 ** min(task.request.retries, 4)
+        log.warning("control plane unreachable uploading run %s; retrying in %.0f s", spec.run_id, countdown)
+        raise task.retry(exc=exc, countdown=countdown) from exc
+    except RunCancelled as exc:
+        return {"outcome": "cancelled", "reason": str(exc)}
+    except SoftTimeLimitExceeded:
+        limit = spec.limits.soft_time_limit_s
+        _report_failure(client, spec.run_id, spec.attempt, "timeout", f"the run exceeded its time limit of {limit} s")
+        return {"outcome": "timed_out"}
+    except Exception as exc:
+        log.error("run %s failed:\n%s", spec.run_id, traceback.format_exc())
+        _report_failure(client, spec.run_id, spec.attempt, "error", f"{type(exc).__name__}: {exc}")
+        return {"outcome": "failed", "reason": str(exc)}
+    finally:
+        state.clear_current()

@@ -1,0 +1,231 @@
+"""The run specification: everything a worker needs to run one benchmark, in the task
+message, so the worker never reads the database.
+
+A versioned JSON shape (`spec_version`), published as a JSON schema
+(`GET /api/v1/runs/spec-schema`, docs/run-spec.md). Only pydantic and the harness's
+pure-pydantic plan models are imported, so the control plane builds specs with this
+module and the worker reads them with it.
+
+Compatibility rule: `spec_version`, `run_id` and `attempt` are the envelope and keep their
+names and meaning in every version, so a worker that cannot read a newer (or older) spec
+can still say so, about the right run, and the refusal lands as the run's `last_error`.
+A change a version-1 reader would misread bumps `spec_version`.
+
+Interleaving (`interleave`):
+- `abba_per_level` (in-process and given-endpoint engines): for each load level in turn,
+  both arms back to back, the first arm alternating level by level (level 1: baseline then
+  candidate, level 2: candidate then baseline, …), so slow drift on the machine (thermal,
+  background load, a server's cache filling) falls on both arms alike.
+- `arm_blocks` (managed engines): launching a server costs minutes, so each arm's server
+  is launched once and runs all levels; the arm order is recorded with the result.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from worker.harness.plan import Engine
+from worker.harness.results import SLO, BenchResult, Sampling
+
+SPEC_VERSION = 1
+SUPPORTED_SPEC_VERSIONS: tuple[int, ...] = (1,)
+RUN_TASK_NAME = "specpact.worker.run_benchmark"
+
+ArmName = Literal["baseline", "candidate"]
+Interleave = Literal["abba_per_level", "arm_blocks"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Arm(_Model):
+    """One side of the comparison: a contract version and the engine configuration
+    rendered from it."""
+
+    contract_version: int = Field(ge=1, description="the route's version number")
+    digest: str = Field(description="sha256 of the contract version's canonical JSON")
+    speculation_method: str
+    engine: Engine = Field(description="how the harness runs this arm (worker.harness.plan)")
+    rendered: dict[str, Any] = Field(
+        default_factory=dict,
+        description="the engine's own configuration rendered from the contract, for the record",
+    )
+
+
+class Arms(_Model):
+    baseline: Arm
+    candidate: Arm
+
+
+class Workload(_Model):
+    lane: str = Field(description="the workload lane measured (chat, extraction, …)")
+    dataset: str = Field(description="builtin:<lane> for the prompt sets shipped with the worker, or a path")
+    dataset_version: str | None = None
+
+
+class LoadLevel(_Model):
+    """Exactly one of: closed-loop concurrency, or open-loop request rate (req/s)."""
+
+    concurrency: int | None = Field(default=None, ge=1)
+    rate: float | None = Field(default=None, gt=0)
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> LoadLevel:
+        if (self.concurrency is None) == (self.rate is None):
+            raise ValueError("a load level has exactly one of concurrency or rate")
+        return self
+
+
+class Load(_Model):
+    levels: list[LoadLevel] = Field(min_length=1)
+    requests_per_level: int = Field(ge=1)
+    warmup_requests: int = Field(default=1, ge=0, description="per arm and level, not measured")
+
+
+class Limits(_Model):
+    """Celery enforces these on the worker; the control plane's sweep marks a run
+    timed_out when the hard limit plus a grace period has passed without an answer."""
+
+    soft_time_limit_s: int = Field(ge=1, description="the task is told to stop and report timed_out")
+    time_limit_s: int = Field(ge=1, description="the task's process is killed")
+    request_timeout_s: float = Field(default=600, gt=0)
+
+    @model_validator(mode="after")
+    def _soft_first(self) -> Limits:
+        if self.soft_time_limit_s >= self.time_limit_s:
+            raise ValueError("soft_time_limit_s must be below time_limit_s")
+        return self
+
+
+class RunSpec(_Model):
+    """Version 1 of the run specification."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, title="SpecPact run specification v1")
+
+    spec_version: Literal[1] = SPEC_VERSION
+    run_id: int = Field(ge=1)
+    attempt: int = Field(ge=1, description="grows when a lost run is requeued; results are keyed by it")
+    route: str
+    release_id: int | None = None
+    arms: Arms
+    interleave: Interleave
+    workload: Workload
+    load: Load
+    max_tokens: int = Field(ge=1)
+    sampling: Sampling | None = Field(default=None, description="null: the lane's own sampling settings")
+    seed: int
+    limits: Limits
+    slo: SLO | None = None
+    memory_headroom_min_gib: float | None = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _engines_pair(self) -> RunSpec:
+        if self.arms.baseline.engine.kind != self.arms.candidate.engine.kind:
+            raise ValueError("baseline and candidate must use the same engine kind")
+        return self
+
+    @property
+    def engine_kind(self) -> str:
+        return self.arms.baseline.engine.kind
+
+    @property
+    def total_requests(self) -> int:
+        return 2 * len(self.load.levels) * self.load.requests_per_level
+
+    def order(self) -> list[tuple[int, ArmName]]:
+        """(level index, arm) in the order the worker runs them."""
+        n = len(self.load.levels)
+        if self.interleave == "arm_blocks":
+            return [(i, "baseline") for i in range(n)] + [(i, "candidate") for i in range(n)]
+        out: list[tuple[int, ArmName]] = []
+        for i in range(n):
+            out += [(i, "baseline"), (i, "candidate")] if i % 2 == 0 else [(i, "candidate"), (i, "baseline")]
+        return out
+
+
+class Segment(_Model):
+    """One (level, arm) piece of the run, in the order it ran."""
+
+    level_index: int = Field(ge=0)
+    arm: ArmName
+    started_at: datetime
+    finished_at: datetime
+
+
+class RunOutcome(_Model):
+    """What a worker uploads to `PUT /api/v1/runs/{id}/result`: one harness result per
+    arm, its levels in the spec's level order, and the order the pieces ran in."""
+
+    spec_version: Literal[1] = SPEC_VERSION
+    run_id: int = Field(ge=1)
+    attempt: int = Field(ge=1)
+    agent_version: str
+    order: list[Segment] = Field(min_length=2)
+    baseline: BenchResult
+    candidate: BenchResult
+
+
+class _Envelope(BaseModel):
+    """The part every spec version shares (see the module docstring)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    spec_version: int
+    run_id: Annotated[int, Field(ge=1)]
+    attempt: Annotated[int, Field(ge=1)]
+
+
+class SpecRefused(Exception):
+    """This worker cannot run the message. `run_id`/`attempt` are set when the envelope
+    could be read, so the refusal can be reported against the run."""
+
+    def __init__(self, reason: str, run_id: int | None = None, attempt: int | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.run_id = run_id
+        self.attempt = attempt
+
+
+def parse_spec(raw: str | bytes | dict[str, Any]) -> RunSpec:
+    """Read a task message into a RunSpec, or raise SpecRefused saying why in words."""
+    try:
+        data = json.loads(raw) if isinstance(raw, (str, bytes)) else raw
+    except ValueError as exc:
+        raise SpecRefused(f"the run specification is not JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise SpecRefused("the run specification is not a JSON object")
+    try:
+        envelope = _Envelope.model_validate(data)
+    except ValidationError as exc:
+        raise SpecRefused(f"the run specification has no readable envelope: {_first_errors(exc)}") from None
+    if envelope.spec_version not in SUPPORTED_SPEC_VERSIONS:
+        supported = ", ".join(str(v) for v in SUPPORTED_SPEC_VERSIONS)
+        raise SpecRefused(
+            f"this worker reads run specification version {supported}; the run was sent version "
+            f"{envelope.spec_version}. Upgrade the worker (or the control plane) so they agree.",
+            envelope.run_id,
+            envelope.attempt,
+        )
+    try:
+        return RunSpec.model_validate(data)
+    except ValidationError as exc:
+        raise SpecRefused(
+            f"the run specification is invalid for version {envelope.spec_version}: {_first_errors(exc)}",
+            envelope.run_id,
+            envelope.attempt,
+        ) from None
+
+
+def _first_errors(exc: ValidationError, limit: int = 3) -> str:
+    parts = [f"{'.'.join(str(p) for p in e['loc']) or '(root)'}: {e['msg']}" for e in exc.errors()[:limit]]
+    more = len(exc.errors()) - limit
+    return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")
+
+
+def spec_json_schema() -> dict[str, Any]:
+    return RunSpec.model_json_schema()
