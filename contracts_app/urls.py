@@ -1,3 +1,10 @@
-from django.urls import URLPattern, URLResolver
+from django.urls import path
 
-urlpatterns: list[URLPattern | URLResolver] = []
+from contracts_app.views import pages
+
+urlpatterns = [
+    path("", pages.routes_overview, name="routes-overview"),
+    path("routes/<str:slug>/", pages.route_detail, name="route-detail"),
+    path("routes/<str:slug>/versions/<int:number>/", pages.version_detail, name="version-detail"),
+    path("routes/<str:slug>/diff/", pages.diff_page, name="route-diff"),
+]

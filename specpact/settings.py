@@ -24,7 +24,7 @@ if not _secret:
     if not DEBUG:
         raise ImproperlyConfigured("SECRET_KEY is required when DEBUG is off")
     # Only for the embedded demo and tests: never used with DEBUG off.
-    _secret = "insecure-embedded-demo-key-not-for-production-use-0123456789abcdef"
+    _secret = "insecure-embedded-demo-key-not-for-production-use-0123456789abcdef"  # noqa: S105
 SECRET_KEY = _secret
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"] if DEBUG else [])

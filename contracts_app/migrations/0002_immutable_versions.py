@@ -21,12 +21,15 @@ DROP FUNCTION IF EXISTS specpact_contract_version_immutable();
 
 def forward(apps, schema_editor):  # type: ignore[no-untyped-def]
     if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(FORWARD)
+        # Through a cursor without parameters: the function body's `%` is PL/pgSQL's.
+        with schema_editor.connection.cursor() as cursor:
+            cursor.execute(FORWARD)
 
 
 def backward(apps, schema_editor):  # type: ignore[no-untyped-def]
     if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(BACKWARD)
+        with schema_editor.connection.cursor() as cursor:
+            cursor.execute(BACKWARD)
 
 
 class Migration(migrations.Migration):

@@ -1,0 +1,74 @@
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from contracts_app.models import ContractVersion, Route
+
+
+class RouteSerializer(serializers.ModelSerializer[Route]):
+    active_version = serializers.SerializerMethodField()
+    active_method = serializers.SerializerMethodField()
+    url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Route
+        fields = [
+            "slug",
+            "description",
+            "active_version",
+            "active_method",
+            "active_since",
+            "created_at",
+            "url",
+        ]
+
+    def get_active_version(self, route: Route) -> int | None:
+        return route.active_version.number if route.active_version else None
+
+    def get_active_method(self, route: Route) -> str | None:
+        return route.active_version.speculation_method if route.active_version else None
+
+    def get_url(self, route: Route) -> str:
+        return f"/api/v1/routes/{route.slug}/"
+
+
+class RouteCreateSerializer(serializers.Serializer[Any]):
+    slug = serializers.CharField(max_length=64)
+    description = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class VersionSummarySerializer(serializers.ModelSerializer[ContractVersion]):
+    version = serializers.IntegerField(source="number")
+    route = serializers.CharField(source="route.slug")
+    method = serializers.CharField(source="speculation_method")
+    created_by = serializers.CharField(source="created_by.username", default=None)
+
+    class Meta:
+        model = ContractVersion
+        fields = ["route", "version", "digest", "method", "source_format", "created_by", "created_at"]
+
+
+class VersionDetailSerializer(VersionSummarySerializer):
+    class Meta(VersionSummarySerializer.Meta):
+        fields = [*VersionSummarySerializer.Meta.fields, "document"]
+
+
+class DiffQuerySerializer(serializers.Serializer[Any]):
+    # `from` is a Python keyword: the field is declared under another name below.
+    to = serializers.IntegerField(min_value=1)
+
+    def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
+        fields = super().get_fields()
+        fields["from"] = serializers.IntegerField(min_value=1)
+        return fields
+
+
+class RenderQuerySerializer(serializers.Serializer[Any]):
+    engine = serializers.CharField(required=False, allow_blank=False)
+
+
+class ImportSerializer(serializers.Serializer[Any]):
+    engine = serializers.CharField()
+    command = serializers.JSONField(help_text="the command line, as one string or as a list of arguments")

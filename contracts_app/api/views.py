@@ -1,0 +1,170 @@
+"""Routes, versions, diff and render endpoints: validate the request, call one service or
+selector, serialize."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts_app.permissions import ensure_route_access, role_permissions, visible_routes
+from audit_app.actors import actor_from_request
+from contracts_app import selectors, services
+from contracts_app.api.serializers import (
+    DiffQuerySerializer,
+    RenderQuerySerializer,
+    RouteCreateSerializer,
+    RouteSerializer,
+    VersionDetailSerializer,
+    VersionSummarySerializer,
+)
+from contracts_app.api.uploads import read_document
+from contracts_app.document import (
+    diff_documents,
+    highest_impact,
+    render,
+    requires_benchmark,
+    validate_document,
+)
+from contracts_app.models import Route
+from specpact.api.pagination import paginate
+
+
+def _route(request: Request, slug: str) -> Route:
+    route = selectors.route_get(slug)
+    ensure_route_access(request, route)
+    return route
+
+
+class RouteListApi(APIView):
+    def get_permissions(self) -> list[Any]:
+        return role_permissions("operator" if self.request.method == "POST" else "viewer")
+
+    @extend_schema(responses=RouteSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        routes = visible_routes(request, selectors.route_list())
+        return paginate(request, self, routes, RouteSerializer)
+
+    @extend_schema(request=RouteCreateSerializer, responses={201: RouteSerializer})
+    def post(self, request: Request) -> Response:
+        data = RouteCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        route = services.route_create(
+            **data.validated_data, actor=actor_from_request(request), request_id=request.request_id
+        )
+        return Response(RouteSerializer(route).data, status=status.HTTP_201_CREATED)
+
+
+class RouteDetailApi(APIView):
+    def get_permissions(self) -> list[Any]:
+        return role_permissions("viewer")
+
+    @extend_schema(responses=RouteSerializer)
+    def get(self, request: Request, slug: str) -> Response:
+        return Response(RouteSerializer(_route(request, slug)).data)
+
+
+class VersionListApi(APIView):
+    def get_permissions(self) -> list[Any]:
+        return role_permissions("operator" if self.request.method == "POST" else "viewer")
+
+    @extend_schema(responses=VersionSummarySerializer(many=True))
+    def get(self, request: Request, slug: str) -> Response:
+        route = _route(request, slug)
+        return paginate(request, self, selectors.version_list(route), VersionSummarySerializer)
+
+    @extend_schema(
+        request={"application/json": dict, "application/yaml": str},
+        responses={201: VersionDetailSerializer, 200: VersionDetailSerializer},
+        description="Upload a contract document (JSON, or YAML with Content-Type: application/yaml). "
+        "The same document again returns the existing version with 200.",
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        existing = Route.objects.filter(slug=slug).first()
+        if existing is not None:
+            ensure_route_access(request, existing)
+        else:
+            ensure_route_access(request, None, creating_slug=slug)
+        document, fmt = read_document(request)
+        upload = services.contract_version_create(
+            slug=slug,
+            document=document,
+            source_format=fmt,
+            actor=actor_from_request(request),
+            request_id=request.request_id,
+        )
+        body = {
+            **VersionSummarySerializer(upload.version).data,
+            "created": upload.created,
+            "diff_from_active": upload.diff_from_active,
+        }
+        code = status.HTTP_201_CREATED if upload.created else status.HTTP_200_OK
+        headers = {"Location": f"/api/v1/routes/{slug}/versions/{upload.version.number}/"}
+        return Response(body, status=code, headers=headers)
+
+
+class VersionDetailApi(APIView):
+    def get_permissions(self) -> list[Any]:
+        return role_permissions("viewer")
+
+    @extend_schema(responses=VersionDetailSerializer)
+    def get(self, request: Request, slug: str, number: int) -> Response:
+        version = selectors.version_get(_route(request, slug), number)
+        # A version never changes, so its digest is a strong validator.
+        return Response(VersionDetailSerializer(version).data, headers={"ETag": f'"{version.digest}"'})
+
+
+class DiffApi(APIView):
+    def get_permissions(self) -> list[Any]:
+        return role_permissions("viewer")
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("from", int, required=True),
+            OpenApiParameter("to", int, required=True),
+        ]
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        query = DiffQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        route = _route(request, slug)
+        old = selectors.version_get(route, query.validated_data["from"])
+        new = selectors.version_get(route, query.validated_data["to"])
+        changes = diff_documents(old.document, new.document)
+        return Response(
+            {
+                "route": slug,
+                "from": old.number,
+                "to": new.number,
+                "highest_impact": highest_impact(changes),
+                "requires_benchmark": requires_benchmark(changes),
+                "changes": [change.as_dict() for change in changes],
+            }
+        )
+
+
+class RenderApi(APIView):
+    def get_permissions(self) -> list[Any]:
+        return role_permissions("viewer")
+
+    @extend_schema(parameters=[OpenApiParameter("engine", str, required=False)])
+    def get(self, request: Request, slug: str, number: int) -> Response:
+        query = RenderQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        version = selectors.version_get(_route(request, slug), number)
+        rendered = render(validate_document(version.document), query.validated_data.get("engine"))
+        return Response(
+            {
+                "route": slug,
+                "version": version.number,
+                "engine": rendered.engine,
+                "argv": rendered.argv,
+                "command": rendered.shell,
+                "config": rendered.config,
+                "notes": rendered.notes,
+            }
+        )

@@ -1,0 +1,32 @@
+"""Reads for routes and versions: querysets and lookups that raise NotFound in words."""
+
+from __future__ import annotations
+
+from django.db.models import Count, Max, QuerySet
+
+from contracts_app.models import ContractVersion, Route
+from specpact.errors import NotFound
+
+
+def route_list() -> QuerySet[Route]:
+    return Route.objects.with_active_version().annotate(
+        version_count=Count("versions"), latest_version=Max("versions__number")
+    )
+
+
+def route_get(slug: str) -> Route:
+    route = Route.objects.with_active_version().filter(slug=slug).first()
+    if route is None:
+        raise NotFound(f"No route named {slug!r}.")
+    return route
+
+
+def version_list(route: Route) -> QuerySet[ContractVersion]:
+    return ContractVersion.objects.filter(route=route).select_related("created_by").order_by("-number")
+
+
+def version_get(route: Route, number: int) -> ContractVersion:
+    version = ContractVersion.objects.filter(route=route, number=number).select_related("created_by").first()
+    if version is None:
+        raise NotFound(f"Route {route.slug!r} has no version {number}.")
+    return version

@@ -1,0 +1,3 @@
+from contracts_app.services.versions import contract_version_create, route_create
+
+__all__ = ["contract_version_create", "route_create"]

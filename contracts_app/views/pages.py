@@ -1,0 +1,98 @@
+"""Dashboard pages for routes, versions and diffs. Reads only, through selectors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from contracts_app import selectors
+from contracts_app.document import ENGINES, diff_documents, highest_impact, validate_document
+from contracts_app.document import render as render_engine
+from contracts_app.views.diff_table import side_by_side
+from specpact.errors import NotFound
+
+
+def _route_or_404(slug: str) -> Any:
+    try:
+        return selectors.route_get(slug)
+    except NotFound as exc:
+        raise Http404(exc.detail) from None
+
+
+@login_required
+def routes_overview(request: HttpRequest) -> HttpResponse:
+    routes = list(selectors.route_list())
+    return render(request, "contracts/routes_overview.html", {"routes": routes, "nav": "routes"})
+
+
+@login_required
+def route_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    route = _route_or_404(slug)
+    versions = list(selectors.version_list(route))
+    active = route.active_version
+    return render(
+        request,
+        "contracts/route_detail.html",
+        {"route": route, "versions": versions, "active": active, "nav": "routes"},
+    )
+
+
+@login_required
+def version_detail(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    route = _route_or_404(slug)
+    try:
+        version = selectors.version_get(route, number)
+    except NotFound as exc:
+        raise Http404(exc.detail) from None
+    contract = validate_document(version.document)
+    renders = [render_engine(contract, engine) for engine in _renderable(contract)]
+    return render(
+        request,
+        "contracts/version_detail.html",
+        {"route": route, "version": version, "renders": renders, "nav": "routes"},
+    )
+
+
+def _renderable(contract: Any) -> list[str]:
+    """The route's own engine; other engines only where they accept the same method."""
+    from contracts_app.document import ContractError
+
+    engines = []
+    for engine in ENGINES:
+        try:
+            render_engine(contract, engine)
+        except ContractError:
+            continue
+        engines.append(engine)
+    own = contract.target.engine
+    return [own] + [e for e in engines if e != own]
+
+
+@login_required
+def diff_page(request: HttpRequest, slug: str) -> HttpResponse:
+    route = _route_or_404(slug)
+    versions = list(selectors.version_list(route))
+    context: dict[str, Any] = {"route": route, "versions": versions, "nav": "routes"}
+    try:
+        old_n = int(request.GET.get("from", ""))
+        new_n = int(request.GET.get("to", ""))
+    except ValueError:
+        context["error"] = "Pick two versions to compare." if versions else None
+        return render(request, "contracts/diff.html", context)
+    by_number = {v.number: v for v in versions}
+    if old_n not in by_number or new_n not in by_number:
+        context["error"] = "One of those versions does not exist on this route."
+        return render(request, "contracts/diff.html", context, status=404)
+    old, new = by_number[old_n], by_number[new_n]
+    changes = diff_documents(old.document, new.document)
+    context.update(
+        old=old,
+        new=new,
+        changes=changes,
+        highest=highest_impact(changes),
+        rows=side_by_side(changes),
+    )
+    return render(request, "contracts/diff.html", context)
