@@ -12,6 +12,10 @@ class ContractError(DomainError):
     def __init__(self, detail: str, errors: list[FieldError] | None = None) -> None:
         super().__init__(detail=detail, status=400, code="invalid_contract", errors=list(errors or []))
 
+    def __reduce__(self) -> tuple[type[ContractError], tuple[str, list[FieldError]]]:
+        # Exceptions pickle through their args; keep the field errors across (Celery results).
+        return (ContractError, (self.detail, self.errors))
+
     def __str__(self) -> str:
         if not self.errors:
             return self.detail

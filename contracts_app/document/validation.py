@@ -43,7 +43,8 @@ def _message(err: Any) -> str:
         return f"must be a mapping of fields, got {type(err.get('input')).__name__}"
     text = str(err["msg"])
     if "input" in err and kind.endswith("_type") and not isinstance(err["input"], dict | list):
-        text += f" (got {err['input']!r})"
+        shown = repr(err["input"])
+        text += f" (got {shown if len(shown) <= 60 else shown[:57] + '...'})"
     return text
 
 

@@ -126,3 +126,19 @@ def test_a_parsed_example_has_comments_dropped() -> None:
     raw = (EXAMPLES_DIR / "contract-summaries-ngram.yaml").read_bytes()
     assert raw.startswith(b"#")
     assert validate_document(parse_document(raw, "yaml")).route == "contract-summaries"
+
+
+@pytest.mark.parametrize(
+    ("raw", "fmt"), [(b"[" * 100_000 + b"]" * 100_000, "json"), (b"a: " + b"[" * 100_000, "yaml")]
+)
+def test_deep_nesting_is_an_error_not_a_crash(raw: bytes, fmt: str) -> None:
+    assert "nested too deeply" in parse_error(raw, fmt)
+
+
+def test_a_contract_error_keeps_its_field_errors_when_pickled() -> None:
+    import pickle
+
+    with pytest.raises(ContractError) as info:
+        parse_document(b"- a\n", "yaml")
+    again = pickle.loads(pickle.dumps(info.value))  # noqa: S301 - our own object
+    assert again.errors == info.value.errors and again.code == "invalid_contract" and again.status == 400
