@@ -63,6 +63,10 @@ METHOD_NOTES = {
         "(narrower than a per-request bootstrap)"
     ),
     "crossover": "lowest level whose unadjusted improvement interval (primary metric) has its lower end ≤ 1",
+    "tails": (
+        "a tail quantile from few requests (fewer than ~5 beyond it, e.g. p95 of < 100) has an "
+        "interval that is too narrow: plan requests_per_level for the quantiles the rules name"
+    ),
 }
 
 

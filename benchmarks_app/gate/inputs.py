@@ -14,6 +14,8 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
+from benchmarks_app.gate.metrics import LATENCY_BASES
+
 LevelKind = Literal["concurrency", "rate"]
 FloatArray = npt.NDArray[np.float64]
 
@@ -63,8 +65,17 @@ class ArmLevel:
             raise GateInputError(f"level_kind must be 'concurrency' or 'rate', not {self.level_kind!r}")
         if not np.isfinite(self.level) or self.level <= 0:
             raise GateInputError(f"level must be a positive number, not {self.level!r}")
+        if unknown := set(self.samples) - set(LATENCY_BASES):
+            raise GateInputError(f"unknown sample names {sorted(unknown)}; known: {', '.join(LATENCY_BASES)}")
         if len(self.output_tokens) != len(self.e2e_ms):
             raise GateInputError("output_tokens and e2e_ms must be aligned per request")
+        # Frozen, but cleaned once here so that the statistics never meet a NaN or a negative.
+        object.__setattr__(self, "samples", {k: as_samples(v) for k, v in self.samples.items()})
+        tokens = np.asarray(self.output_tokens, dtype=np.float64)
+        e2e = np.asarray(self.e2e_ms, dtype=np.float64)
+        keep = np.isfinite(tokens) & np.isfinite(e2e) & (tokens >= 0) & (e2e > 0)
+        object.__setattr__(self, "output_tokens", tokens[keep])
+        object.__setattr__(self, "e2e_ms", e2e[keep])
 
     @property
     def key(self) -> tuple[str, str, float]:

@@ -110,6 +110,26 @@ class GateResult:
     correction: str
     method: dict[str, str] = field(default_factory=dict)
 
+    def headline_speedups(self) -> list[dict[str, Any]]:
+        """Per lane, the primary metric's improvement at the lowest measured level: the one
+        number an overview or the fleet heatmap shows for a route and lane."""
+        out = []
+        for c in self.crossovers:
+            first = next((p for p in c.points if p.estimate is not None), None)
+            if first is not None:
+                out.append(
+                    {
+                        "lane": c.lane,
+                        "metric": c.metric,
+                        "level_kind": c.level_kind,
+                        "level": first.level,
+                        "estimate": first.estimate,
+                        "ci_low": first.ci_low,
+                        "ci_high": first.ci_high,
+                    }
+                )
+        return out
+
     def as_dict(self) -> dict[str, Any]:
         return _clean(
             {
@@ -129,6 +149,7 @@ class GateResult:
                     }
                     for c in self.crossovers
                 ],
+                "speedup": self.headline_speedups(),
                 "seed": self.seed,
                 "n_boot": self.n_boot,
                 "correction": self.correction,

@@ -9,7 +9,16 @@ import re
 import numpy as np
 import pytest
 
-from benchmarks_app.gate import GateInput, MemoryInput, StabilityInput, Verdict, evaluate_gate
+from benchmarks_app.gate import (
+    ArmLevel,
+    GateInput,
+    GateInputError,
+    MemoryInput,
+    StabilityInput,
+    Verdict,
+    evaluate_gate,
+)
+from benchmarks_app.gate.metrics import METRICS
 from tests.gate.synthetic import arm, improve, non_inferiority, pareto_noise, rules
 
 
@@ -157,3 +166,21 @@ def test_unreported_stability_and_memory_are_marginal_not_a_crash():
     )
     assert {r.verdict for r in result.rules} == {Verdict.MARGINAL}
     assert "not measured" in result.rules[0].reason and "not reported" in result.rules[1].reason
+
+
+@pytest.mark.parametrize("metric", sorted(METRICS))
+def test_every_metric_a_rule_may_name_is_judged(metric):
+    rng = np.random.default_rng(9)
+    base = arm(rng, scale=1, n=400)
+    # A faster candidate: latencies shrink; with the same tokens, throughput rises.
+    cand = arm(rng, scale=1 / 1.5, n=400)
+    result = evaluate_gate(GateInput([base], [cand]), improve(metric, 1.2))
+    assert result.verdict is Verdict.PASS, (metric, result.summary)
+    assert result.as_dict()["speedup"][0]["metric"] == metric
+
+
+def test_samples_are_cleaned_and_unknown_sample_names_refused():
+    clean = ArmLevel("chat", "concurrency", 1, {"tpot": np.array([1.0, np.nan, -2.0, 3.0])})
+    assert clean.samples["tpot"].tolist() == [1.0, 3.0]
+    with pytest.raises(GateInputError, match="unknown sample names"):
+        ArmLevel("chat", "concurrency", 1, {"tpot_ms": np.ones(3)})
