@@ -131,7 +131,11 @@ def release_approve(
                 code="invalid_transition",
             )
         if who.user is None or who.user.pk == locked.proposed_by_id:
-            raise Forbidden(f"Four eyes: the proposer of release {locked.pk} can't approve it.")
+            raise DomainError(
+                f"Four eyes: the proposer of release {locked.pk} can't approve it; another approver must.",
+                status=403,
+                code="four_eyes",
+            )
         justification = _check_override(locked, override, justification)
         if route.active_version_id != locked.baseline_version_id:
             raise Conflict(

@@ -104,7 +104,7 @@ def release_create(
             request_id=request_id,
         )
         if _needs_benchmark(baseline, changes):
-            release_start_benchmark(release=release, actor=who, request_id=request_id)
+            _start_benchmark(release, who, request_id)
         else:
             move(release, "skip_benchmark", actor=who, request_id=request_id)
     return release
@@ -113,12 +113,16 @@ def release_create(
 def release_start_benchmark(
     *, release: Release | int, actor: Actor | Any = None, request_id: str = ""
 ) -> Release:
-    who = as_actor(actor)
+    """proposed → benchmarking, and ask benchmarks_app for the runs."""
     with transaction.atomic():
         _, locked = lock_release(release)
-        move(locked, "start_benchmark", actor=who, request_id=request_id)
-        _request_benchmark(locked, who)
+        _start_benchmark(locked, as_actor(actor), request_id)
     return locked
+
+
+def _start_benchmark(release: Release, actor: Actor, request_id: str) -> None:
+    move(release, "start_benchmark", actor=actor, request_id=request_id)
+    _request_benchmark(release, actor)
 
 
 def release_gate_complete(
