@@ -191,6 +191,8 @@ def _params(doc: ContractDocument) -> Iterator[FieldError]:
         yield FieldError(
             "speculation.params.early_exit_layer", f"applies to method early_exit only, not {method}"
         )
+    if p.token_schedule is not None:
+        yield from _token_schedule(doc)
     for name in ("eagle_topk", "num_draft_tokens"):
         if getattr(p, name) is None:
             continue
@@ -202,6 +204,25 @@ def _params(doc: ContractDocument) -> Iterator[FieldError]:
             yield FieldError(
                 f"speculation.params.{name}",
                 f"applies to SGLang's tree drafting (EAGLE, MTP, draft), not {method}",
+            )
+
+
+def _token_schedule(doc: ContractDocument) -> Iterator[FieldError]:
+    p, path = doc.speculation.params, "speculation.params.token_schedule"
+    assert p is not None and p.token_schedule is not None
+    if doc.target.engine != "vllm":
+        yield FieldError(path, f"a per-batch-size token schedule is vLLM's; {_engine(doc)} has none")
+        return
+    previous = 0
+    for i, step in enumerate(p.token_schedule):
+        if step.up_to_batch_size <= previous:
+            yield FieldError(f"{path}[{i}].up_to_batch_size", "steps go from smaller to larger batches")
+        previous = max(previous, step.up_to_batch_size)
+        most = doc.speculation.num_speculative_tokens or 0
+        if step.num_speculative_tokens > most:
+            yield FieldError(
+                f"{path}[{i}].num_speculative_tokens",
+                f"more than speculation.num_speculative_tokens ({most})",
             )
 
 
@@ -304,6 +325,11 @@ def _warnings(doc: ContractDocument) -> Iterator[FieldError]:
         )
     if engine == "sglang" and method == "ngram":
         yield FieldError("speculation.method", "SGLang's n-gram speculation runs on CUDA GPUs only")
+    if engine == "vllm" and doc.speculation.params and doc.speculation.params.token_schedule:
+        yield FieldError(
+            "speculation.params.token_schedule",
+            "vLLM accepts num_speculative_tokens_per_batch_size in recent releases only",
+        )
     if engine == "vllm" and doc.speculation.params and doc.speculation.params.heterogeneous_vocab:
         yield FieldError(
             "speculation.params.heterogeneous_vocab",

@@ -46,6 +46,11 @@ class Target(_Model):
     engine_version: NonEmpty | None = Field(default=None, description='Engine release, e.g. "0.11.0".')
 
 
+class TokenStep(_Model):
+    up_to_batch_size: int = Field(ge=1, description="Applies to batches up to this size (inclusive).")
+    num_speculative_tokens: int = Field(ge=0, le=128, description="Tokens proposed at these batch sizes.")
+
+
 class SpeculationParams(_Model):
     prompt_lookup_min: int | None = Field(
         default=None, ge=1, description="n-gram: shortest prompt n-gram matched (vLLM prompt_lookup_min)."
@@ -68,6 +73,12 @@ class SpeculationParams(_Model):
         default=None,
         ge=1,
         description="early_exit: the layer whose output drafts (Transformers assistant_early_exit).",
+    )
+    token_schedule: list[TokenStep] | None = Field(
+        default=None,
+        min_length=1,
+        description="vLLM only: speculative tokens by batch size, smallest batches first "
+        "(num_speculative_tokens_per_batch_size); fewer tokens as the batch grows.",
     )
     eagle_topk: int | None = Field(
         default=None, ge=1, description="SGLang EAGLE tree branching factor (--speculative-eagle-topk)."

@@ -153,6 +153,22 @@ HANDMADE: dict[str, dict[str, Any]] = {
         [OTHER_VOCAB_DRAFT],
     ),
     "vllm-none": _doc("vllm", {"method": "none"}),
+    "vllm-token-schedule": _doc(
+        "vllm",
+        {
+            "method": "eagle3",
+            "num_speculative_tokens": 5,
+            "params": {
+                "token_schedule": [
+                    {"up_to_batch_size": 2, "num_speculative_tokens": 5},
+                    {"up_to_batch_size": 8, "num_speculative_tokens": 3},
+                    {"up_to_batch_size": 64, "num_speculative_tokens": 0},
+                ]
+            },
+        },
+        [EAGLE_HEAD],
+        batch=64,
+    ),
     "tgi-medusa": _doc("tgi", {"method": "medusa", "num_speculative_tokens": 3}, [MEDUSA]),
     "tgi-none": _doc("tgi", {"method": "none"}),
     "sglang-eagle-tree": _doc(
@@ -360,3 +376,8 @@ def test_importing_a_llamacpp_command_from_facts() -> None:
     assert doc.route == "gemma-3-270m-q4-k-m"
     assert doc.speculation.method == "ngram" and doc.speculation.num_speculative_tokens == 10
     assert "--metrics" in " ".join(e.message for e in result.unresolved if e.path == "argv")
+
+
+def test_vllm_token_schedule_becomes_inclusive_ranges() -> None:
+    config = render(validate_document(HANDMADE["vllm-token-schedule"])).config
+    assert config["num_speculative_tokens_per_batch_size"] == [[1, 2, 5], [3, 8, 3], [9, 64, 0]]

@@ -394,3 +394,27 @@ MUTATIONS: list[tuple[str, Callable[[Doc], Doc]]] = [
 @pytest.mark.parametrize(("label", "mutate"), MUTATIONS, ids=[m[0] for m in MUTATIONS])
 def test_methods_without_a_second_checkpoint_need_no_asset(label: str, mutate: Callable[[Doc], Doc]) -> None:
     assert_valid(mutate(base()))
+
+
+SCHEDULE = [
+    {"up_to_batch_size": 4, "num_speculative_tokens": 5},
+    {"up_to_batch_size": 32, "num_speculative_tokens": 2},
+]
+
+
+def test_a_token_schedule_is_vllms() -> None:
+    bad = on_engine(method(base(), "ngram", tokens=5, params={"token_schedule": SCHEDULE}), "sglang")
+    good = method(base(), "ngram", tokens=5, params={"token_schedule": SCHEDULE})
+    assert_rule(bad, good, "speculation.params.token_schedule", "vLLM's")
+
+
+def test_a_token_schedule_goes_from_small_to_large_batches() -> None:
+    bad = method(base(), "ngram", tokens=5, params={"token_schedule": list(reversed(SCHEDULE))})
+    good = method(base(), "ngram", tokens=5, params={"token_schedule": SCHEDULE})
+    assert_rule(bad, good, "speculation.params.token_schedule[1].up_to_batch_size", "smaller to larger")
+
+
+def test_a_token_schedule_stays_within_the_token_count() -> None:
+    bad = method(base(), "ngram", tokens=4, params={"token_schedule": SCHEDULE})
+    good = method(base(), "ngram", tokens=5, params={"token_schedule": SCHEDULE})
+    assert_rule(bad, good, "speculation.params.token_schedule[0].num_speculative_tokens", "more than")

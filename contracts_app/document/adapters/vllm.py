@@ -31,6 +31,7 @@ _KNOWN_KEYS = {
     "prompt_lookup_max",
     "disable_by_batch_size",
     "use_heterogeneous_vocab",
+    "num_speculative_tokens_per_batch_size",
 }
 _FLAGS = {"--trust-remote-code", "--enforce-eager", "--enable-prefix-caching", "--disable-log-requests"}
 
@@ -55,6 +56,13 @@ def speculative_config(doc: ContractDocument) -> dict[str, Any]:
             config["prompt_lookup_max"] = p.prompt_lookup_max
         if p.heterogeneous_vocab:
             config["use_heterogeneous_vocab"] = True
+        if p.token_schedule:
+            # vLLM wants inclusive (start, end, tokens) ranges; the contract lists upper ends.
+            starts = [1] + [step.up_to_batch_size + 1 for step in p.token_schedule[:-1]]
+            config["num_speculative_tokens_per_batch_size"] = [
+                [start, step.up_to_batch_size, step.num_speculative_tokens]
+                for start, step in zip(starts, p.token_schedule, strict=True)
+            ]
     off = doc.compatibility.batching.speculation_off_above_batch_size
     if off is not None:
         config["disable_by_batch_size"] = off
@@ -147,6 +155,9 @@ def _speculation(
             params[key] = config[key]
     if config.get("use_heterogeneous_vocab"):
         params["heterogeneous_vocab"] = True
+    schedule = config.get("num_speculative_tokens_per_batch_size")
+    if isinstance(schedule, list) and schedule:
+        params["token_schedule"] = _schedule(schedule, sk)
     if params:
         speculation["params"] = params
     assets: list[dict[str, Any]] = []
@@ -181,3 +192,20 @@ def _speculation(
         sk.say("argv", f"--speculative-config key {key} is not part of a contract; ignored")
     off = config.get("disable_by_batch_size")
     return speculation, assets, off if isinstance(off, int) else None
+
+
+def _schedule(ranges: list[Any], sk: Skeleton) -> list[dict[str, Any]]:
+    steps: list[dict[str, Any]] = []
+    expected_start = 1
+    for item in ranges:
+        if not (isinstance(item, list | tuple) and len(item) == 3):
+            raise import_error("num_speculative_tokens_per_batch_size takes [start, end, tokens] ranges")
+        start, end, tokens = item
+        if start != expected_start:
+            sk.say(
+                "speculation.params.token_schedule",
+                f"the range starting at {start} leaves a gap or overlap: the contract lists contiguous steps",
+            )
+        steps.append({"up_to_batch_size": end, "num_speculative_tokens": tokens})
+        expected_start = end + 1 if isinstance(end, int) else expected_start
+    return steps
