@@ -1,0 +1,161 @@
+"""diff, render, validate, import and the published schema, through the API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import yaml
+from rest_framework.test import APIClient
+
+from tests.conftest import Caller
+from tests.factories import example, make_version, variant
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def summaries(db: None) -> str:
+    doc = example()
+    make_version("contract-summaries", doc)
+    make_version("contract-summaries", variant(doc, speculation={"method": "draft_model", "num_speculative_tokens": 4}) | _draft_assets(doc))
+    make_version("contract-summaries", variant(doc, **{"lanes.allowed": ["summarization"]}) | _no_extraction(doc))
+    make_version("contract-summaries", variant(doc, description="Summaries for the review desk."))
+    return "contract-summaries"
+
+
+def _draft_assets(doc: dict[str, Any]) -> dict[str, Any]:
+    tokenizer = doc["compatibility"]["tokenizer"]
+    return {
+        "assets": [
+            {
+                "role": "draft",
+                "name": "meta-llama/Llama-3.2-1B-Instruct",
+                "revision": "9213176726f574b556790deb65791e0c5aa438b6",
+                "size_bytes": 2471645608,
+                "tokenizer": dict(tokenizer),
+            }
+        ]
+    }
+
+
+def _no_extraction(doc: dict[str, Any]) -> dict[str, Any]:
+    workloads = {k: v for k, v in doc["measurement"]["workloads"].items() if k != "extraction"}
+    return {"measurement": {**doc["measurement"], "workloads": workloads}}
+
+
+def test_diff_of_a_method_change_is_route_identity(viewer: Any, summaries: str) -> None:
+    body = Caller("v", user=viewer).client().get(f"/api/v1/routes/{summaries}/diff?from=1&to=2").json()
+    assert body["highest_impact"] == "route-identity"
+    assert body["requires_benchmark"] is True
+    paths = {c["path"]: c for c in body["changes"]}
+    assert paths["speculation.method"]["old"] == "ngram"
+    assert paths["speculation.method"]["new"] == "draft_model"
+    assert any(p.startswith("assets[role=draft]") for p in paths)
+
+
+def test_diff_of_a_lane_change_is_scope(viewer: Any, summaries: str) -> None:
+    body = Caller("v", user=viewer).client().get(f"/api/v1/routes/{summaries}/diff?from=1&to=3").json()
+    impacts = {c["path"]: c["impact"] for c in body["changes"]}
+    assert any(p.startswith("lanes.allowed") and i == "scope" for p, i in impacts.items())
+    assert body["requires_benchmark"] is False
+
+
+def test_diff_of_a_description_change_is_cosmetic(viewer: Any, summaries: str) -> None:
+    body = Caller("v", user=viewer).client().get(f"/api/v1/routes/{summaries}/diff?from=1&to=4").json()
+    assert body["highest_impact"] == "cosmetic"
+    assert [c["path"] for c in body["changes"]] == ["description"]
+
+
+def test_diff_needs_both_versions(viewer: Any, summaries: str) -> None:
+    client = Caller("v", user=viewer).client()
+    response = client.get(f"/api/v1/routes/{summaries}/diff?to=2")
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["path"] == "from"
+    assert client.get(f"/api/v1/routes/{summaries}/diff?from=1&to=99").status_code == 404
+    assert client.get(f"/api/v1/routes/{summaries}/diff?from=x&to=2").status_code == 400
+
+
+def test_render_gives_the_engine_command(viewer: Any, summaries: str) -> None:
+    client = Caller("v", user=viewer).client()
+    body = client.get(f"/api/v1/routes/{summaries}/versions/1/render?engine=vllm").json()
+    assert body["argv"][:2] == ["vllm", "serve"]
+    assert "--speculative-config" in body["argv"]
+    assert body["config"]["method"] == "ngram"
+    default = client.get(f"/api/v1/routes/{summaries}/versions/1/render").json()
+    assert default["engine"] == "vllm"
+
+
+def test_render_for_an_engine_that_cannot_run_the_method_is_a_400(viewer: Any, summaries: str) -> None:
+    client = Caller("v", user=viewer).client()
+    response = client.get(f"/api/v1/routes/{summaries}/versions/2/render?engine=tgi")
+    assert response.status_code == 400
+    assert response["Content-Type"].startswith("application/problem+json")
+    assert client.get(f"/api/v1/routes/{summaries}/versions/1/render?engine=nope").status_code == 400
+
+
+def test_validate_accepts_a_good_document_and_stores_nothing(viewer: Any) -> None:
+    from contracts_app.models import ContractVersion
+
+    response = Caller("v", user=viewer).client().post(
+        "/api/v1/contracts/validate", data=yaml.safe_dump(example()), content_type="application/yaml"
+    )
+    assert response.status_code == 200
+    assert response.json()["valid"] is True
+    assert response.json()["digest"].startswith("sha256:")
+    assert ContractVersion.objects.count() == 0
+
+
+def test_validate_lists_every_error(viewer: Any) -> None:
+    doc = variant(example(), **{"speculation.method": "none", "lanes.excluded": ["extraction"]})
+    response = Caller("v", user=viewer).client().post("/api/v1/contracts/validate", data=doc, format="json")
+    assert response.status_code == 400
+    assert len(response.json()["errors"]) >= 2
+
+
+def test_import_parses_an_engine_command(viewer: Any) -> None:
+    command = (
+        "vllm serve meta-llama/Llama-3.1-8B-Instruct --speculative-config "
+        '\'{"method": "ngram", "num_speculative_tokens": 5, "prompt_lookup_max": 5, "prompt_lookup_min": 2}\''
+    )
+    response = Caller("v", user=viewer).client().post(
+        "/api/v1/contracts/import", data={"engine": "vllm", "command": command}, format="json"
+    )
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["document"]["speculation"]["method"] == "ngram"
+    assert body["document"]["target"]["model"] == "meta-llama/Llama-3.1-8B-Instruct"
+    assert body["unresolved"], "fields the command cannot say are named"
+
+
+@pytest.mark.parametrize(
+    ("payload", "path"),
+    [
+        ({"engine": "nope", "command": "x"}, "engine"),
+        ({"engine": "vllm", "command": 5}, "command"),
+        ({"engine": "vllm", "command": "vllm serve 'unclosed"}, "command"),
+        ({"engine": "vllm", "command": []}, "command"),
+    ],
+)
+def test_import_refuses_bad_input(viewer: Any, payload: dict[str, Any], path: str) -> None:
+    response = Caller("v", user=viewer).client().post("/api/v1/contracts/import", data=payload, format="json")
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["path"] == path
+
+
+def test_schema_is_public_json_schema(db: None) -> None:
+    response = APIClient().get("/api/v1/contracts/schema.json")
+    assert response.status_code == 200
+    schema = response.json()
+    assert schema["$id"].endswith("/contract/v1.json")
+    assert "speculation" in schema["properties"]
+
+
+def test_openapi_schema_and_docs_are_served_locally(viewer: Any) -> None:
+    client = Caller("v", user=viewer).client()
+    schema = client.get("/api/v1/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    assert schema.status_code == 200
+    assert "/api/v1/routes/{slug}/versions/" in schema.json()["paths"]
+    docs = client.get("/api/v1/docs/")
+    assert docs.status_code == 200
+    assert b"cdn." not in docs.content
