@@ -18,8 +18,13 @@ pytestmark = pytest.mark.django_db
 def summaries(db: None) -> str:
     doc = example()
     make_version("contract-summaries", doc)
-    make_version("contract-summaries", variant(doc, speculation={"method": "draft_model", "num_speculative_tokens": 4}) | _draft_assets(doc))
-    make_version("contract-summaries", variant(doc, **{"lanes.allowed": ["summarization"]}) | _no_extraction(doc))
+    make_version(
+        "contract-summaries",
+        variant(doc, speculation={"method": "draft_model", "num_speculative_tokens": 4}) | _draft_assets(doc),
+    )
+    make_version(
+        "contract-summaries", variant(doc, **{"lanes.allowed": ["summarization"]}) | _no_extraction(doc)
+    )
     make_version("contract-summaries", variant(doc, description="Summaries for the review desk."))
     return "contract-summaries"
 
@@ -97,8 +102,10 @@ def test_render_for_an_engine_that_cannot_run_the_method_is_a_400(viewer: Any, s
 def test_validate_accepts_a_good_document_and_stores_nothing(viewer: Any) -> None:
     from contracts_app.models import ContractVersion
 
-    response = Caller("v", user=viewer).client().post(
-        "/api/v1/contracts/validate", data=yaml.safe_dump(example()), content_type="application/yaml"
+    response = (
+        Caller("v", user=viewer)
+        .client()
+        .post("/api/v1/contracts/validate", data=yaml.safe_dump(example()), content_type="application/yaml")
     )
     assert response.status_code == 200
     assert response.json()["valid"] is True
@@ -118,8 +125,10 @@ def test_import_parses_an_engine_command(viewer: Any) -> None:
         "vllm serve meta-llama/Llama-3.1-8B-Instruct --speculative-config "
         '\'{"method": "ngram", "num_speculative_tokens": 5, "prompt_lookup_max": 5, "prompt_lookup_min": 2}\''
     )
-    response = Caller("v", user=viewer).client().post(
-        "/api/v1/contracts/import", data={"engine": "vllm", "command": command}, format="json"
+    response = (
+        Caller("v", user=viewer)
+        .client()
+        .post("/api/v1/contracts/import", data={"engine": "vllm", "command": command}, format="json")
     )
     assert response.status_code == 200, response.content
     body = response.json()
