@@ -79,11 +79,16 @@ class _ContractLoader(yaml.SafeLoader):
         return super().compose_node(parent, index)
 
 
-# Drop the timestamp resolver: `2025-01-01` stays a string, as it would in JSON.
+# Scalars as JSON sees them: `2025-01-01` stays a string (no timestamp type), and only
+# true/false are booleans (YAML 1.1 also reads yes/no/on/off, a trap in lane lists).
+_DROPPED = {"tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:bool"}
 _ContractLoader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    first: [(tag, regexp) for tag, regexp in resolvers if tag not in _DROPPED]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
+_ContractLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
 
 
 def _yaml_message(exc: yaml.YAMLError) -> str:

@@ -142,3 +142,8 @@ def test_a_contract_error_keeps_its_field_errors_when_pickled() -> None:
         parse_document(b"- a\n", "yaml")
     again = pickle.loads(pickle.dumps(info.value))  # noqa: S301 - our own object
     assert again.errors == info.value.errors and again.code == "invalid_contract" and again.status == 400
+
+
+def test_only_true_and_false_are_yaml_booleans() -> None:
+    data = parse_document(b"a: [yes, no, on, off, true, False]\n", "yaml")
+    assert data == {"a": ["yes", "no", "on", "off", True, False]}
