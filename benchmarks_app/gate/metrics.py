@@ -1,8 +1,9 @@
-"""The metrics a contract's `measurement` rules may name, as the gate understands them.
+"""The metrics a contract's `measurement` rules may name, as the gate computes them.
 
-Temporary: `contracts_app/document/metrics.py` (METRICS, `lower_is_better()`) is being
-written by the contract engineer; this table uses the same names and should be replaced by
-an import from there once it exists (both are pure Python).
+Same names and directions as `contracts_app.document.metrics` (a test keeps them equal).
+Not imported from there: that package imports `specpact.errors`, and `specpact/__init__.py`
+loads the Celery app (and with it parts of Django), while the gate must stay pure.
+This table adds what the gate needs per metric: its per-request sample, quantile, unit, label.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from dataclasses import dataclass
 
 LATENCY_BASES = ("ttft", "tpot", "itl_chunk", "e2e")
 QUANTILES = {"p50": 0.50, "p90": 0.90, "p95": 0.95, "p99": 0.99}
-THROUGHPUT_METRICS = ("output_tokens_per_s", "requests_per_s")
 
 _LABELS = {"ttft": "TTFT", "tpot": "TPOT", "itl_chunk": "Inter-chunk latency", "e2e": "E2E latency"}
 

@@ -124,8 +124,8 @@ def _stat_rule(raw: Any, kind: Literal["improve", "non_inferiority"], index: int
     if bound is None or bound <= 0:
         raise GateInputError(f"{where}.{bound_key} must be a positive number")
     confidence = _opt_number(raw, "confidence", where) or DEFAULT_CONFIDENCE
-    if not 0.5 <= confidence < 1:
-        raise GateInputError(f"{where}.confidence must be in [0.5, 1)")
+    if not 0 < confidence < 1:
+        raise GateInputError(f"{where}.confidence must be in (0, 1)")
     return StatRule(
         rule_id=f"{kind}[{index}]",
         kind=kind,
