@@ -7,6 +7,7 @@ import shlex
 from typing import Any
 
 import yaml
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -14,7 +15,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts_app.permissions import role_permissions
-from contracts_app.api.serializers import ImportSerializer
+from contracts_app.api.serializers import ImportResultSerializer, ImportSerializer, ValidateResultSerializer
 from contracts_app.api.uploads import read_document
 from contracts_app.document import (
     ENGINES,
@@ -32,7 +33,8 @@ class ValidateApi(APIView):
         return role_permissions("viewer")
 
     @extend_schema(
-        request={"application/json": dict, "application/yaml": str},
+        request={"application/json": OpenApiTypes.OBJECT, "application/yaml": OpenApiTypes.STR},
+        responses=ValidateResultSerializer,
         description="Validate a contract document without storing it. Invalid → 400 problem+json "
         "listing every error as {path, message}.",
     )
@@ -54,7 +56,7 @@ class ImportApi(APIView):
     def get_permissions(self) -> list[Any]:
         return role_permissions("viewer")
 
-    @extend_schema(request=ImportSerializer)
+    @extend_schema(request=ImportSerializer, responses=ImportResultSerializer)
     def post(self, request: Request) -> Response:
         data = ImportSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -102,5 +104,6 @@ class ContractSchemaApi(APIView):
     permission_classes = [AllowAny]
     authentication_classes: list[Any] = []
 
+    @extend_schema(responses={(200, "application/schema+json"): OpenApiTypes.OBJECT})
     def get(self, request: Request) -> Response:
         return Response(contract_json_schema(), content_type="application/schema+json")

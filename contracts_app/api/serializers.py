@@ -72,3 +72,62 @@ class RenderQuerySerializer(serializers.Serializer[Any]):
 class ImportSerializer(serializers.Serializer[Any]):
     engine = serializers.CharField()
     command = serializers.JSONField(help_text="the command line, as one string or as a list of arguments")
+
+
+class FieldErrorSerializer(serializers.Serializer[Any]):
+    path = serializers.CharField()
+    message = serializers.CharField()
+
+
+class ChangeSerializer(serializers.Serializer[Any]):
+    path = serializers.CharField(help_text="semantic path, e.g. assets[role=draft].revision")
+    old = serializers.JSONField(allow_null=True)
+    new = serializers.JSONField(allow_null=True)
+    impact = serializers.ChoiceField(choices=["route-identity", "scope", "policy", "cosmetic"])
+    kind = serializers.ChoiceField(choices=["added", "removed", "changed"])
+
+
+class DiffSerializer(serializers.Serializer[Any]):
+    route = serializers.CharField()
+    highest_impact = serializers.CharField(allow_null=True)
+    requires_benchmark = serializers.BooleanField()
+    changes = ChangeSerializer(many=True)
+
+    def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
+        fields = super().get_fields()
+        fields["from"] = serializers.IntegerField()
+        fields["to"] = serializers.IntegerField()
+        return fields
+
+
+class RenderSerializer(serializers.Serializer[Any]):
+    route = serializers.CharField()
+    version = serializers.IntegerField()
+    engine = serializers.CharField()
+    argv = serializers.ListField(child=serializers.CharField())
+    command = serializers.CharField(help_text="the argv joined for a shell")
+    config = serializers.JSONField(help_text="the engine's own configuration object")
+    notes = serializers.ListField(child=serializers.CharField())
+
+
+class ValidateResultSerializer(serializers.Serializer[Any]):
+    valid = serializers.BooleanField()
+    route = serializers.CharField()
+    digest = serializers.CharField()
+    format = serializers.ChoiceField(choices=["yaml", "json"])
+    warnings = FieldErrorSerializer(many=True)
+
+
+class ImportResultSerializer(serializers.Serializer[Any]):
+    engine = serializers.CharField()
+    document = serializers.JSONField()
+    yaml = serializers.CharField()
+    unresolved = FieldErrorSerializer(many=True, help_text="fields the command cannot say: fill them in")
+
+
+class VersionUploadSerializer(VersionSummarySerializer):
+    created = serializers.BooleanField()
+    diff_from_active = ChangeSerializer(many=True)
+
+    class Meta(VersionSummarySerializer.Meta):
+        fields = [*VersionSummarySerializer.Meta.fields, "created", "diff_from_active"]

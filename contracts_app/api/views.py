@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.request import Request
@@ -16,6 +17,9 @@ from audit_app.actors import actor_from_request
 from contracts_app import selectors, services
 from contracts_app.api.serializers import (
     DiffQuerySerializer,
+    DiffSerializer,
+    RenderSerializer,
+    VersionUploadSerializer,
     RenderQuerySerializer,
     RouteCreateSerializer,
     RouteSerializer,
@@ -78,8 +82,8 @@ class VersionListApi(APIView):
         return paginate(request, self, selectors.version_list(route), VersionSummarySerializer)
 
     @extend_schema(
-        request={"application/json": dict, "application/yaml": str},
-        responses={201: VersionDetailSerializer, 200: VersionDetailSerializer},
+        request={"application/json": OpenApiTypes.OBJECT, "application/yaml": OpenApiTypes.STR},
+        responses={201: VersionUploadSerializer, 200: VersionUploadSerializer},
         description="Upload a contract document (JSON, or YAML with Content-Type: application/yaml). "
         "The same document again returns the existing version with 200.",
     )
@@ -126,7 +130,8 @@ class DiffApi(APIView):
         parameters=[
             OpenApiParameter("from", int, required=True),
             OpenApiParameter("to", int, required=True),
-        ]
+        ],
+        responses=DiffSerializer,
     )
     def get(self, request: Request, slug: str) -> Response:
         query = DiffQuerySerializer(data=request.query_params)
@@ -151,7 +156,7 @@ class RenderApi(APIView):
     def get_permissions(self) -> list[Any]:
         return role_permissions("viewer")
 
-    @extend_schema(parameters=[OpenApiParameter("engine", str, required=False)])
+    @extend_schema(parameters=[OpenApiParameter("engine", str, required=False)], responses=RenderSerializer)
     def get(self, request: Request, slug: str, number: int) -> Response:
         query = RenderQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
