@@ -1,0 +1,152 @@
+"""Managed engines: launch a server from its rendered argv, wait for health, stop it.
+
+The server's output goes to a temporary file, not a pipe: a chatty server can't block on
+a full pipe, and the tail is at hand when it fails to start.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from types import TracebackType
+from typing import IO
+
+from worker.harness.plan import ManagedEngine
+
+_TAIL_BYTES = 4000
+
+
+class EngineStartError(RuntimeError):
+    """The server exited or never became healthy; the message ends with its output tail."""
+
+
+def _http_get(url: str, timeout: float = 5.0) -> tuple[int, bytes]:
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as resp:  # noqa: S310 (http to our own server)
+            return resp.status, resp.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, b""
+    except (urllib.error.URLError, OSError, TimeoutError):
+        return 0, b""
+
+
+class ManagedServer:
+    """``with ManagedServer(cfg) as srv:`` the server is healthy inside the block."""
+
+    def __init__(self, cfg: ManagedEngine) -> None:
+        self.cfg = cfg
+        self.root = cfg.base_url.rstrip("/").removesuffix("/v1")
+        self.proc: subprocess.Popen[bytes] | None = None
+        self._log: IO[bytes] | None = None
+        self.version: str | None = None
+
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid if self.proc else None
+
+    def output_tail(self) -> str:
+        if self._log is None:
+            return ""
+        path = Path(self._log.name)
+        data = path.read_bytes()[-_TAIL_BYTES:] if path.exists() else b""
+        return data.decode("utf-8", "replace")
+
+    def __enter__(self) -> ManagedServer:
+        self._log = tempfile.NamedTemporaryFile(prefix="specpact-engine-", suffix=".log", delete=False)
+        env = {**os.environ, **self.cfg.env}
+        try:
+            self.proc = subprocess.Popen(
+                self.cfg.argv, stdout=self._log, stderr=subprocess.STDOUT, env=env, start_new_session=True
+            )
+        except OSError as exc:
+            self._cleanup_log()
+            raise EngineStartError(f"could not launch {self.cfg.argv[0]!r}: {exc}") from exc
+        try:
+            self._wait_healthy()
+            self.version = self._engine_version()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+    def _wait_healthy(self) -> None:
+        assert self.proc is not None
+        deadline = time.monotonic() + self.cfg.startup_timeout_s
+        while time.monotonic() < deadline:
+            code = self.proc.poll()
+            if code is not None:
+                raise EngineStartError(
+                    f"the engine exited with code {code} before it was healthy; "
+                    f"its output ends:\n{self.output_tail()}"
+                )
+            status, _ = _http_get(self.root + self.cfg.health_path, timeout=2)
+            if status == 200:
+                return
+            time.sleep(0.5)
+        raise EngineStartError(
+            f"the engine was not healthy at {self.root}{self.cfg.health_path} after "
+            f"{self.cfg.startup_timeout_s:g} s; its output ends:\n{self.output_tail()}"
+        )
+
+    def _engine_version(self) -> str | None:
+        """From the server itself where it says (vLLM /version, TGI /info, SGLang server info,
+        llama-server /props), else from ``argv[0] --version``."""
+        for path, keys in (
+            ("/version", ("version",)),
+            ("/info", ("version",)),
+            ("/get_server_info", ("version",)),
+            ("/props", ("build_info",)),
+        ):
+            status, body = _http_get(self.root + path)
+            if status != 200:
+                continue
+            try:
+                data = json.loads(body)
+            except ValueError:
+                continue
+            for key in keys:
+                if isinstance(data, dict) and isinstance(data.get(key), str):
+                    return data[key]
+        try:
+            out = subprocess.run(
+                [self.cfg.argv[0], "--version"],
+                capture_output=True,
+                timeout=30,
+                env={**os.environ, **self.cfg.env},
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        text = (out.stdout + out.stderr).decode("utf-8", "replace").strip()
+        return text.splitlines()[-1][:200] if text else None
+
+    def stop(self) -> None:
+        """SIGTERM to the server's process group, SIGKILL after ``stop_timeout_s``."""
+        proc, self.proc = self.proc, None
+        if proc is not None and proc.poll() is None:
+            try:
+                os.killpg(proc.pid, signal.SIGTERM)
+                proc.wait(timeout=self.cfg.stop_timeout_s)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+            except ProcessLookupError:
+                pass
+        self._cleanup_log()
+
+    def _cleanup_log(self) -> None:
+        if self._log is not None:
+            self._log.close()
+            Path(self._log.name).unlink(missing_ok=True)
+            self._log = None

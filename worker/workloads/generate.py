@@ -1,0 +1,410 @@
+"""Writes the built-in lane workloads (``<lane>.jsonl``) from the material below.
+
+Every prompt is composed here, for this project, from hand-written pieces with a fixed
+seed: no downloaded data. Rerun after editing and bump ``VERSION``:
+``python -m worker.workloads.generate``. Prompts are plain completions (the built-in
+Gemma GGUF has no chat template) and unique within a lane, because servers cache prompts.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable
+from pathlib import Path
+
+VERSION = "1"
+PROMPTS_PER_LANE = 128
+
+# Greedy lanes are the ones whose outputs are compared token by token with the baseline.
+LANE_SETTINGS: dict[str, dict] = {
+    "chat": {"sampling": {"temperature": 0.7, "top_p": 0.95}, "max_tokens": 128},
+    "summarization": {"sampling": {"temperature": 0.0, "top_p": 1.0}, "max_tokens": 128},
+    "extraction": {"sampling": {"temperature": 0.0, "top_p": 1.0}, "max_tokens": 96},
+    "document_review": {"sampling": {"temperature": 0.0, "top_p": 1.0}, "max_tokens": 128},
+    "agent": {"sampling": {"temperature": 0.0, "top_p": 1.0}, "max_tokens": 96},
+}
+
+FIRST = [
+    "Amara",
+    "Bruno",
+    "Chen",
+    "Dalia",
+    "Emeka",
+    "Freya",
+    "Goran",
+    "Hana",
+    "Ivo",
+    "Jun",
+    "Kofi",
+    "Lena",
+    "Mateo",
+    "Nadia",
+    "Oskar",
+    "Priya",
+    "Quentin",
+    "Rosa",
+    "Sven",
+    "Tamar",
+    "Uma",
+    "Viktor",
+    "Wen",
+    "Yusuf",
+]
+LAST = [
+    "Okafor",
+    "Lindqvist",
+    "Moreau",
+    "Haddad",
+    "Tanaka",
+    "Novak",
+    "Ferreira",
+    "Kowalski",
+    "Mensah",
+    "Ibarra",
+    "Petrov",
+    "Achterberg",
+    "Sato",
+    "Dubois",
+    "Nakamura",
+    "Oyelaran",
+    "Varga",
+    "Castillo",
+]
+SERVICES = [
+    "payments-gateway",
+    "search-indexer",
+    "auth-service",
+    "billing-worker",
+    "media-transcoder",
+    "order-api",
+    "inventory-sync",
+    "notification-hub",
+    "ledger-db",
+    "checkout-web",
+    "report-builder",
+    "geo-router",
+    "session-cache",
+    "invoice-renderer",
+    "fraud-scorer",
+    "catalog-feed",
+]
+REGIONS = ["eu-west-1", "us-east-2", "ap-south-1", "eu-central-1", "us-west-2", "sa-east-1"]
+SYMPTOMS = [
+    "requests returned HTTP 503 for {pct}% of traffic",
+    "p99 latency rose from 180 ms to {ms} ms",
+    "the queue backlog grew to {n} messages",
+    "{n} customers were logged out and could not sign back in",
+    "nightly exports stopped after writing {n} rows",
+    "card authorisations failed with error code E{code}",
+]
+CAUSES = [
+    "an expired TLS certificate on the internal load balancer",
+    "a connection pool capped at {n} connections after a configuration change",
+    "a schema migration that locked the {table} table for {mins} minutes",
+    "a disk on {host} filling up with unrotated debug logs",
+    "a retry storm triggered by a client library upgrade to version {ver}",
+    "a feature flag enabling the new pricing path for all tenants at once",
+    "DNS records for {host} pointing at a decommissioned node",
+]
+ACTIONS = [
+    "add an alert when certificate expiry is under {days} days",
+    "raise the pool limit to {n} and load-test it",
+    "run migrations on {table} behind an online schema-change tool",
+    "enable log rotation on every {svc} host",
+    "cap client retries at {k} with jittered backoff",
+    "stage flag rollouts at 1%, 10% and 50% of tenants",
+    "add a synthetic check for {host}",
+]
+TABLES = ["orders", "invoices", "sessions", "accounts", "shipments", "payouts"]
+
+PRODUCTS = [
+    "the Orbit 2 smart thermostat",
+    "a Lumen desk lamp",
+    "the Tessel backup service",
+    "a Kestrel e-bike",
+    "the Harbor family calendar app",
+    "a Quill note-taking tablet",
+    "the Ferro induction hob",
+    "a Nimbus mesh router",
+    "the Atlas fitness band",
+    "a Willow baby monitor",
+    "the Cobalt password manager",
+    "a Rook travel adapter",
+]
+ISSUES = [
+    "keeps disconnecting every few minutes",
+    "won't update to the latest firmware",
+    "shows the wrong time after a power cut",
+    "drains its battery overnight",
+    "charged me twice this month",
+    "lost all my saved settings",
+    "makes a clicking noise",
+    "cannot find my home network",
+    "sends notifications hours late",
+    "refuses my new card",
+]
+ASKS = [
+    "What should I try first?",
+    "Can you walk me through fixing it?",
+    "Is this covered by the warranty?",
+    "How do I get a refund?",
+    "Is there a known problem right now?",
+    "Should I reset it?",
+]
+CONTEXTS = [
+    "I bought it {n} weeks ago.",
+    "I have already restarted it twice.",
+    "It worked fine until yesterday.",
+    "I'm using it with an older phone.",
+    "My partner has the same model and theirs is fine.",
+    "I live in a flat with thick walls.",
+]
+
+TOPICS = [
+    ("the town council", "a plan to pedestrianise the market square", "shop owners", "delivery access"),
+    ("a regional hospital", "a new night-shift rota for nurses", "staff unions", "overtime pay"),
+    ("a university library", "24-hour opening during exams", "students", "security costs"),
+    ("a water utility", "replacing lead pipes in older districts", "residents", "road closures"),
+    ("a logistics firm", "moving its depot to the edge of the city", "drivers", "longer commutes"),
+    ("a school district", "a four-day week pilot", "parents", "childcare on Fridays"),
+    ("a software company", "a switch to a monorepo", "engineers", "slower builds"),
+    ("a museum", "free entry on Sundays", "volunteers", "crowding in small galleries"),
+]
+FIGURES = [
+    "{n} people attended the first meeting.",
+    "The budget set aside is {n} thousand euros.",
+    "A survey found {pct}% in favour.",
+    "The trial will run for {mins} weeks.",
+    "Similar schemes elsewhere cut costs by {pct}%.",
+    "The decision is expected in {mins} days.",
+]
+
+CLAUSES = [
+    (
+        "Limitation of liability",
+        "Neither party shall be liable for indirect or consequential loss. The "
+        "Supplier's total liability under this Agreement shall not exceed {cap} in any contract year, save "
+        "that nothing limits liability for death or personal injury caused by negligence.",
+    ),
+    (
+        "Termination",
+        "Either party may terminate this Agreement on {days} days' written notice. The Customer "
+        "may terminate immediately if the Supplier commits a material breach that is not remedied within "
+        "{cure} days of notice.",
+    ),
+    (
+        "Data protection",
+        "The Supplier shall process Customer Personal Data only on documented instructions "
+        "and shall notify the Customer of a Personal Data Breach within {hours} hours "
+        "of becoming aware of it.",
+    ),
+    (
+        "Service levels",
+        "The Supplier shall make the Service available {sla}% of the time in each calendar "
+        "month. Service credits of {credit}% of the monthly fee apply per full percentage point "
+        "below target.",
+    ),
+    (
+        "Payment",
+        "Invoices are payable within {days} days. Late payments accrue interest at {rate}% above the "
+        "base rate. The Supplier may suspend the Service if any invoice is more than {cure} days overdue.",
+    ),
+    (
+        "Intellectual property",
+        "All Deliverables vest in the Supplier. The Customer receives a non-exclusive "
+        "licence to use the Deliverables for internal purposes for the term of {years} years.",
+    ),
+    (
+        "Confidentiality",
+        "Each party shall keep the other's Confidential Information secret for {years} years "
+        "after termination, except information that is or becomes public other than by breach.",
+    ),
+    (
+        "Assignment",
+        "The Customer may not assign this Agreement without consent. The Supplier may assign it "
+        "to any affiliate or successor on {days} days' notice.",
+    ),
+]
+PARTIES = [
+    "Northwind Analytics Ltd",
+    "Bluefin Robotics GmbH",
+    "Corvid Health BV",
+    "Tallis Freight SA",
+    "Meridian Learning Inc",
+    "Ostrava Foods s.r.o.",
+    "Parallax Media AB",
+    "Quayside Energy plc",
+]
+
+TOOLS_HEADER = (
+    "You are an operations agent. You solve the task in steps. Each step has a Thought, one Action "
+    "calling a tool with JSON arguments, and the Observation the tool returned.\n"
+    "Tools:\n"
+    '- search_tickets({"query": str, "status": "open"|"closed"}) -> list of tickets\n'
+    '- get_metrics({"service": str, "metric": str, "window": str}) -> numbers\n'
+    '- restart({"service": str, "region": str}) -> status\n'
+    '- page_oncall({"team": str, "message": str}) -> ack\n'
+    '- finish({"answer": str}) -> ends the task\n'
+)
+
+
+def _name(rng: random.Random) -> str:
+    return f"{rng.choice(FIRST)} {rng.choice(LAST)}"
+
+
+def _fill(rng: random.Random, template: str) -> str:
+    return template.format(
+        pct=rng.randint(3, 97),
+        ms=rng.randint(900, 9000),
+        n=rng.randint(12, 9000),
+        code=rng.randint(100, 999),
+        table=rng.choice(TABLES),
+        mins=rng.randint(2, 40),
+        host=f"{rng.choice(SERVICES)}-{rng.randint(1, 30):02d}",
+        ver=f"{rng.randint(1, 9)}.{rng.randint(0, 20)}.{rng.randint(0, 9)}",
+        days=rng.choice([7, 14, 21, 30]),
+        svc=rng.choice(SERVICES),
+        k=rng.randint(2, 5),
+        cap=f"EUR {rng.randint(1, 50) * 100_000:,}",
+        cure=rng.choice([10, 15, 30]),
+        hours=rng.choice([24, 48, 72]),
+        sla=rng.choice(["99.5", "99.9", "99.95"]),
+        credit=rng.choice([2, 5, 10]),
+        rate=rng.choice([2, 4, 8]),
+        years=rng.choice([2, 3, 5]),
+    )
+
+
+def extraction(rng: random.Random, i: int) -> str:
+    svc, region = rng.choice(SERVICES), rng.choice(REGIONS)
+    incident = f"INC-{rng.randint(2024, 2026)}-{rng.randint(1000, 9999)}"
+    date = f"2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+    start = f"{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d} UTC"
+    reporter, owner = _name(rng), _name(rng)
+    symptom, cause = _fill(rng, rng.choice(SYMPTOMS)), _fill(rng, rng.choice(CAUSES))
+    actions = [_fill(rng, a) for a in rng.sample(ACTIONS, 2)]
+    severity = rng.choice(["SEV-1", "SEV-2", "SEV-3"])
+    report = (
+        f"Incident {incident} was opened on {date} at {start} by {reporter} after {symptom} on {svc} in "
+        f"{region}. The on-call engineer, {owner}, classified it as {severity}. Investigation showed the "
+        f"root cause was {cause}. Service was restored {rng.randint(9, 240)} minutes after the first alert. "
+        f"Follow-up actions agreed in the review: {actions[0]}; and {actions[1]}."
+    )
+    return (
+        "Read the incident report and fill in the record with these fields: Incident ID, Date, Time, "
+        "Reporter, Service, Region, Severity, On-call engineer, Root cause, Follow-up actions. Copy every "
+        f"value exactly as it is written in the report.\n\nReport:\n{report}\n\nRecord:\n"
+        f"Incident ID: {incident}\nDate:"
+    )
+
+
+def summarization(rng: random.Random, i: int) -> str:
+    body, plan, group, worry = rng.choice(TOPICS)
+    figures = " ".join(_fill(rng, f) for f in rng.sample(FIGURES, 3))
+    speaker, critic = _name(rng), _name(rng)
+    text = (
+        f"At a meeting on {rng.choice(['Monday', 'Tuesday', 'Wednesday', 'Thursday'])}, {body} presented "
+        f"{plan}. {speaker}, who leads the project, said the change would make services easier to use and "
+        f"cheaper to run. {figures} Representatives of {group} raised concerns about {worry}; {critic} asked "
+        f"for a written impact assessment before any vote. The proposal will be revised and presented again "
+        f"in {rng.randint(2, 10)} weeks."
+    )
+    return f"Article:\n{text}\n\nSummary in two sentences:\n"
+
+
+def chat(rng: random.Random, i: int) -> str:
+    product, issue, ask = rng.choice(PRODUCTS), rng.choice(ISSUES), rng.choice(ASKS)
+    context = _fill(rng, rng.choice(CONTEXTS))
+    return (
+        "The following is a conversation between a customer and a patient, accurate support agent.\n\n"
+        f"Customer: Hi, my name is {rng.choice(FIRST)}. {product[0].upper()}{product[1:]} {issue}. "
+        f"{context} {ask}\n"
+        "Agent:"
+    )
+
+
+def document_review(rng: random.Random, i: int) -> str:
+    title, clause = rng.choice(CLAUSES)
+    supplier, customer = rng.sample(PARTIES, 2)
+    number = f"{rng.randint(3, 19)}.{rng.randint(1, 9)}"
+    return (
+        f"Master services agreement between {supplier} (the Supplier) and {customer} (the Customer).\n\n"
+        f"Clause {number} ({title}): {_fill(rng, clause)}\n\n"
+        f"Reviewer notes for the Customer on clause {number}, listing each risk and the wording "
+        "to change:\n1."
+    )
+
+
+def agent(rng: random.Random, i: int) -> str:
+    svc, region = rng.choice(SERVICES), rng.choice(REGIONS)
+    symptom = _fill(rng, rng.choice(SYMPTOMS))
+    steps = [
+        (
+            f"I should check whether there are open tickets about {svc}.",
+            f'search_tickets({{"query": "{svc} {region}", "status": "open"}})',
+            f'[{{"id": "T-{rng.randint(100, 999)}", "title": "{svc} degraded", '
+            f'"opened_by": "{_name(rng)}"}}]',
+        ),
+        (
+            "A ticket exists. I need the error rate to judge the impact.",
+            f'get_metrics({{"service": "{svc}", "metric": "error_rate", "window": "15m"}})',
+            f'{{"error_rate": 0.{rng.randint(10, 60)}, "baseline": 0.01}}',
+        ),
+        (
+            "The error rate is far above baseline. A restart is the documented first response.",
+            f'restart({{"service": "{svc}", "region": "{region}"}})',
+            f'{{"status": "{rng.choice(["restarted", "failed: pods pending"])}"}}',
+        ),
+    ]
+    depth = i % len(steps)  # multi-step: prompts stop after 0, 1 or 2 completed steps
+    lines = [
+        TOOLS_HEADER,
+        f"Task: Users report that {symptom} on {svc} in {region}. Resolve it or escalate.\n",
+    ]
+    for n, (thought, action, observation) in enumerate(steps[:depth], start=1):
+        lines.append(f"Step {n}:\nThought: {thought}\nAction: {action}\nObservation: {observation}\n")
+    lines.append(f"Step {depth + 1}:\nThought:")
+    return "\n".join(lines)
+
+
+LANES: dict[str, Callable[[random.Random, int], str]] = {
+    "chat": chat,
+    "summarization": summarization,
+    "extraction": extraction,
+    "document_review": document_review,
+    "agent": agent,
+}
+
+
+def build(lane: str) -> list[dict]:
+    rng = random.Random(f"specpact-{lane}-v{VERSION}")
+    seen: set[str] = set()
+    rows: list[dict] = []
+    while len(rows) < PROMPTS_PER_LANE:
+        prompt = LANES[lane](rng, len(rows))
+        if prompt in seen:
+            continue
+        seen.add(prompt)
+        rows.append(
+            {
+                "id": f"{lane}-{len(rows) + 1:04d}",
+                "lane": lane,
+                "version": VERSION,
+                "prompt": prompt,
+                **LANE_SETTINGS[lane],
+            }
+        )
+    return rows
+
+
+def main() -> None:
+    here = Path(__file__).parent
+    for lane in LANES:
+        with (here / f"{lane}.jsonl").open("w", encoding="utf-8") as fh:
+            for row in build(lane):
+                fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+if __name__ == "__main__":
+    main()
