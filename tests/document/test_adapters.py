@@ -106,8 +106,6 @@ def test_tgi_renders_speculate() -> None:
         "e0bc86c23ce5aae1db576c8cca6f06f1f73af2db",
         "--speculate",
         "2",
-        "--max-batch-size",
-        "32",
         "--max-concurrent-requests",
         "16",
     ]

@@ -42,8 +42,12 @@ def render(doc: ContractDocument) -> RenderedConfig:
     if spec.method != "none" and spec.num_speculative_tokens is not None:
         argv += ["--speculate", str(spec.num_speculative_tokens)]
         config["speculate"] = spec.num_speculative_tokens
-    argv += ["--max-batch-size", str(doc.compatibility.batching.max_batch_size)]
     argv += ["--max-concurrent-requests", str(doc.compatibility.max_concurrency)]
+    # --max-batch-size exists but TGI ignores it on NVIDIA GPUs (it batches by tokens).
+    notes.append(
+        f"TGI batches by tokens (--max-batch-total-tokens): the route's max batch size "
+        f"({doc.compatibility.batching.max_batch_size}) is not passed"
+    )
     if doc.compatibility.tokenizer.name not in (target.model, model_id):
         notes.append("TGI loads the tokenizer from the model repository; the contract names another one")
     if spec.params and (spec.params.prompt_lookup_min or spec.params.prompt_lookup_max):
