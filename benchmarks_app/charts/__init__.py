@@ -6,6 +6,7 @@ embed in `<script type="application/json">`."""
 from benchmarks_app.charts.checks import memory_by_level, output_stability
 from benchmarks_app.charts.distributions import latency_by_level, latency_distribution, ttft_by_level
 from benchmarks_app.charts.fleet import fleet_heatmap
+from benchmarks_app.charts.release import release_figures
 from benchmarks_app.charts.speculation import acceptance_by_level, tokens_per_chunk
 from benchmarks_app.charts.speedup import speedup_vs_load
 from benchmarks_app.charts.style import figure_json
@@ -18,6 +19,7 @@ __all__ = [
     "latency_distribution",
     "memory_by_level",
     "output_stability",
+    "release_figures",
     "speedup_vs_load",
     "tokens_per_chunk",
     "ttft_by_level",

@@ -34,7 +34,7 @@ def improve_reason(
     label = METRICS[metric].label
     direction = "better" if estimate >= 1 else "(worse than baseline)"
     head = f"{label} {estimate:.2f}{X} {direction} at {where} {interval(*ci)}, required ≥ {bar:g}{X}"
-    level = pct(confidence) + (" confidence, Holm-adjusted" if adjusted else " confidence")
+    level = pct(confidence) + (" Holm-adjusted confidence" if adjusted else " confidence")
     if verdict == "pass":
         return f"{head} (lower bound at {level})."
     if verdict == "marginal":
@@ -57,7 +57,7 @@ def non_inferiority_reason(
 ) -> str:
     label = METRICS[metric].label
     head = f"{label} {estimate:.2f}{X} of baseline at {where} {interval(*ci)}, allowed ≤ {bar:g}{X}"
-    level = pct(confidence) + (" confidence, Holm-adjusted" if adjusted else " confidence")
+    level = pct(confidence) + (" Holm-adjusted confidence" if adjusted else " confidence")
     if verdict == "pass":
         return f"{head} (upper bound at {level})."
     if verdict == "marginal":

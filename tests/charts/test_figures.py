@@ -14,6 +14,7 @@ from benchmarks_app.charts import (
     latency_distribution,
     memory_by_level,
     output_stability,
+    release_figures,
     speedup_vs_load,
     tokens_per_chunk,
     ttft_by_level,
@@ -121,3 +122,25 @@ def test_figure_json_cannot_end_its_script_element(payload):
     text = figure_json(fig)
     assert "<" not in text and ">" not in text and "&" not in text and "\u2028" not in text
     assert json.loads(text) == fig
+
+
+def test_release_figures_builds_every_chart_with_unique_ids(run):
+    figures = release_figures(
+        baseline={"chat": run["baseline"]},
+        candidate={"chat": run["candidate"]},
+        gate=run["gate"],
+        min_headroom_gib=4,
+    )
+    ids = [f["id"] for f in figures]
+    assert ids == [
+        "lane0-speedup",
+        "lane0-tpot",
+        "lane0-ttft",
+        "lane0-chunks",
+        "lane0-acceptance",
+        "lane0-memory",
+        "stability",
+    ]
+    assert all(valid(f["figure"]) for f in figures)
+    assert figures[1]["title"] == "TPOT (per output token) distribution, lane chat"
+    assert len(release_figures(baseline={}, candidate={})) == 0
