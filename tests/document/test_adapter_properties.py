@@ -1,0 +1,97 @@
+"""Round trips on generated contracts: for any contract an engine can run, the rendered
+command imports back to a contract that renders to the same argv and config."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from contracts_app.document import SUPPORTED_METHODS, ContractError, import_command, render, validate_document
+
+from .conftest import base
+
+ASSET_ROLE = {"draft_model": "draft", "eagle": "eagle_head", "eagle3": "eagle_head", "medusa": "medusa_heads"}
+ASSET_ROLE["mlp_speculator"] = "mlp_speculator"
+
+names = st.from_regex(r"[a-z][a-z0-9]{0,6}/[A-Za-z0-9][A-Za-z0-9.\-]{0,12}", fullmatch=True)
+revisions = st.one_of(st.none(), st.from_regex(r"[0-9a-f]{7,40}", fullmatch=True))
+
+
+@st.composite
+def contracts(draw: st.DrawFn) -> dict[str, Any]:
+    engine = draw(st.sampled_from(sorted(SUPPORTED_METHODS)))
+    method = draw(st.sampled_from(sorted(SUPPORTED_METHODS[engine])))
+    doc = base()
+    model = draw(names)
+    revision = draw(revisions)
+    doc["target"] = {"model": model, "engine": engine, "engine_version": "1"}
+    if revision:
+        doc["target"]["revision"] = revision
+    tokenizer: dict[str, Any] = {"name": draw(st.sampled_from([model, "org/tok"]))}
+    tok_revision = draw(revisions)
+    if tok_revision:
+        tokenizer["revision"] = tok_revision
+    doc["compatibility"]["tokenizer"] = tokenizer
+    doc["compatibility"]["decoding"] = {
+        "modes": draw(st.sampled_from([["greedy"], ["sampling"], ["greedy", "sampling"]]))
+    }
+    batch = 1 if engine == "transformers" else draw(st.integers(1, 512))
+    doc["compatibility"]["batching"] = {"max_batch_size": batch}
+    doc["compatibility"]["max_concurrency"] = draw(st.integers(1, 512))
+    if engine == "vllm" and method != "none" and draw(st.booleans()):
+        doc["compatibility"]["batching"]["speculation_off_above_batch_size"] = draw(st.integers(2, 64))
+    doc["measurement"]["improve"][0].pop("max_concurrency")
+    speculation: dict[str, Any] = {"method": method}
+    params: dict[str, Any] = {}
+    doc["assets"] = []
+    if method != "none":
+        speculation["num_speculative_tokens"] = draw(st.integers(1, 16))
+        if method == "ngram":
+            low, high = sorted(draw(st.lists(st.integers(1, 8), min_size=2, max_size=2)))
+            if engine in ("vllm", "sglang") and draw(st.booleans()):
+                params["prompt_lookup_min"] = low
+            if engine != "tgi" and draw(st.booleans()):
+                params["prompt_lookup_max"] = high
+            if engine == "llamacpp" and draw(st.booleans()):
+                params["ngram_variant"] = draw(
+                    st.sampled_from(["simple", "mod", "cache", "map-k", "map-k4v"])
+                )
+        if method == "early_exit":
+            params["early_exit_layer"] = draw(st.integers(1, 30))
+        if engine == "sglang" and method in ("eagle", "eagle3", "mtp", "draft_model") and draw(st.booleans()):
+            params["eagle_topk"] = draw(st.integers(1, 8))
+            params["num_draft_tokens"] = draw(st.integers(2, 64))
+        role = ASSET_ROLE.get(method)
+        if role:
+            asset: dict[str, Any] = {"role": role, "name": draw(names)}
+            asset_revision = draw(revisions)
+            if asset_revision:
+                asset["revision"] = asset_revision
+            if role == "draft":
+                hetero = engine in ("vllm", "transformers") and draw(st.booleans())
+                asset["tokenizer"] = {"name": "other/vocab"} if hetero else copy.deepcopy(tokenizer)
+                if hetero:
+                    params["heterogeneous_vocab"] = True
+            doc["assets"] = [asset]
+    if params:
+        speculation["params"] = params
+    doc["speculation"] = speculation
+    return doc
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=contracts())
+def test_any_runnable_contract_round_trips(data: dict[str, Any]) -> None:
+    try:
+        doc = validate_document(data)
+    except ContractError as exc:  # the generator only builds valid contracts: show why not
+        raise AssertionError([(e.path, e.message) for e in exc.errors]) from exc
+    engine = doc.target.engine
+    first = render(doc)
+    imported = import_command(engine, first.argv)
+    again = render(validate_document(imported.document), engine)
+    assert again.argv == first.argv
+    assert again.config == first.config
