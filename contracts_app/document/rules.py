@@ -59,7 +59,7 @@ def _engine(doc: ContractDocument) -> str:
 
 
 def _route(doc: ContractDocument) -> Iterator[FieldError]:
-    if not _ROUTE.match(doc.route):
+    if not _ROUTE.fullmatch(doc.route):
         yield FieldError(
             "route",
             "a route is a slug: 1-64 lowercase letters, digits and dashes, "
@@ -304,7 +304,7 @@ def _measurement(doc: ContractDocument) -> Iterator[FieldError]:
 
 
 def _rollback(doc: ContractDocument) -> Iterator[FieldError]:
-    if not ROLLBACK_TARGET.match(doc.rollback.to):
+    if not ROLLBACK_TARGET.fullmatch(doc.rollback.to):
         yield FieldError(
             "rollback.to", "a rollback target is previous, speculation_off, or version:N (N ≥ 1)"
         )

@@ -59,7 +59,7 @@ def test_route_must_be_a_slug() -> None:
     bad["route"] = "Contract_Summaries"
     good["route"] = "contract-summaries-2"
     assert_rule(bad, good, "route", "slug")
-    for wrong in ("-lead", "trail-", "a" * 65, ""):
+    for wrong in ("-lead", "trail-", "a" * 65, "", "route\n"):
         bad["route"] = wrong
         assert error_at(bad, "route")
 
@@ -349,7 +349,7 @@ def test_rollback_targets_of_the_three_forms_are_accepted(target: str) -> None:
     assert_valid(doc)
 
 
-@pytest.mark.parametrize("target", ["version:0", "version:x", "last", "version:", "Previous"])
+@pytest.mark.parametrize("target", ["version:0", "version:x", "last", "version:", "Previous", "previous\n"])
 def test_a_rollback_target_of_another_form_is_refused(target: str) -> None:
     doc = base()
     doc["rollback"]["to"] = target
