@@ -70,11 +70,17 @@ class _Unreadable(Exception):
 def _read(name: str) -> bytes:
     try:
         if name == "-":
-            return sys.stdin.buffer.read(MAX_DOCUMENT_BYTES + 1)
-        with Path(name).open("rb") as fh:
-            return fh.read(MAX_DOCUMENT_BYTES + 1)  # enough to see that it is too large
+            raw = sys.stdin.buffer.read(MAX_DOCUMENT_BYTES + 1)
+        else:
+            with Path(name).open("rb") as fh:
+                raw = fh.read(MAX_DOCUMENT_BYTES + 1)  # enough to see that it is too large
     except OSError as exc:
         raise _Unreadable(f"specpact: cannot read {name}: {exc.strerror or exc}") from exc
+    if len(raw) > MAX_DOCUMENT_BYTES:
+        raise _Unreadable(
+            f"specpact: {name} is larger than the {MAX_DOCUMENT_BYTES}-byte limit of a contract"
+        )
+    return raw
 
 
 def _load(name: str) -> ContractDocument:

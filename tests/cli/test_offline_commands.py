@@ -89,6 +89,10 @@ def test_validate_reports_parse_errors_and_missing_files(
     assert code == 2 and "duplicate key 'route'" in err and "line 2" in err
     code, _, err = run(capsys, "validate", str(tmp_path / "missing.yaml"))
     assert code == 2 and "cannot read" in err
+    huge = tmp_path / "huge.yaml"
+    huge.write_bytes(b"# " + b"x" * 2_000_000)
+    code, _, err = run(capsys, "validate", str(huge))
+    assert code == 2 and "larger than the 262144-byte limit" in err
 
 
 def test_render_prints_the_command_and_notes(capsys: pytest.CaptureFixture[str]) -> None:
