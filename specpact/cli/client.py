@@ -10,7 +10,8 @@ from typing import Any
 
 import httpx
 
-EXIT_OK, EXIT_FAIL, EXIT_INVALID, EXIT_UNREACHABLE = 0, 1, 2, 3
+from specpact.cli.exit_codes import INVALID as EXIT_INVALID
+from specpact.cli.exit_codes import UNREACHABLE as EXIT_UNREACHABLE
 
 
 @dataclass

@@ -7,10 +7,15 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from specpact.cli.client import EXIT_FAIL, EXIT_INVALID, EXIT_OK, EXIT_UNREACHABLE, ApiError, Client
+from specpact.cli.client import ApiError, Client
+from specpact.cli.exit_codes import FAILED as EXIT_FAIL
+from specpact.cli.exit_codes import INVALID as EXIT_INVALID
+from specpact.cli.exit_codes import OK as EXIT_OK
+from specpact.cli.exit_codes import UNREACHABLE as EXIT_UNREACHABLE
 
 # Release states in which the gate has not spoken yet.
 PENDING_STATES = {"proposed", "benchmarking"}
@@ -29,18 +34,18 @@ def register(subparsers: Any) -> None:
     submit.add_argument("--timeout", type=float, default=3600.0, help="seconds to wait (default 3600)")
     submit.add_argument("--no-release", action="store_true", help="only upload the version")
     add_server_options(submit)
-    submit.set_defaults(handler=cmd_submit)
+    submit.set_defaults(handler=_guarded(cmd_submit))
 
     wait = subparsers.add_parser("wait", help="wait for a release's gate verdict")
     wait.add_argument("release", type=int)
     wait.add_argument("--timeout", type=float, default=3600.0)
     add_server_options(wait)
-    wait.set_defaults(handler=cmd_wait)
+    wait.set_defaults(handler=_guarded(cmd_wait))
 
     status = subparsers.add_parser("status", help="show a release's state and verdict")
     status.add_argument("release", type=int)
     add_server_options(status)
-    status.set_defaults(handler=cmd_status)
+    status.set_defaults(handler=_guarded(cmd_status))
 
     approve = subparsers.add_parser("approve", help="approve a release (activates it)")
     approve.add_argument("release", type=int)
@@ -48,13 +53,13 @@ def register(subparsers: Any) -> None:
     approve.add_argument("--override", action="store_true", help="approve despite a failed gate")
     approve.add_argument("--justification", default="", help="required with --override")
     add_server_options(approve)
-    approve.set_defaults(handler=cmd_approve)
+    approve.set_defaults(handler=_guarded(cmd_approve))
 
     rollback = subparsers.add_parser("rollback", help="roll a route back to its contract's rollback target")
     rollback.add_argument("route")
     rollback.add_argument("--reason", required=True)
     add_server_options(rollback)
-    rollback.set_defaults(handler=cmd_rollback)
+    rollback.set_defaults(handler=_guarded(cmd_rollback))
 
 
 def _client(args: argparse.Namespace) -> Client:
@@ -156,10 +161,14 @@ def cmd_rollback(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def run(handler: Any, args: argparse.Namespace) -> int:
-    """Call a server command, turning API errors into their exit codes."""
-    try:
-        return int(handler(args))
-    except ApiError as exc:
-        print(str(exc), file=sys.stderr)
-        return exc.exit_code
+def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """A server command whose API errors become their exit codes and a message on stderr."""
+
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return handler(args)
+        except ApiError as exc:
+            print(str(exc), file=sys.stderr)
+            return exc.exit_code
+
+    return run
