@@ -1,4 +1,5 @@
 from django.contrib import admin
+from django.http import HttpRequest
 
 from contracts_app.models import ContractVersion, Route
 
@@ -13,8 +14,8 @@ class RouteAdmin(admin.ModelAdmin):
 class ContractVersionAdmin(admin.ModelAdmin):
     list_display = ["route", "number", "digest", "created_at"]
 
-    def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
 
-    def has_delete_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False

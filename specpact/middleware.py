@@ -23,3 +23,8 @@ class RequestIdMiddleware:
         response = self.get_response(request)
         response["X-Request-ID"] = request_id
         return response
+
+
+def request_id_of(request: object) -> str:
+    """The id RequestIdMiddleware gave this request (a DRF Request proxies to it)."""
+    return str(getattr(request, "request_id", ""))

@@ -4,7 +4,7 @@ malformed) becomes a 400 problem with a path rather than a generic parse error."
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from django.core.exceptions import RequestDataTooBig
 from rest_framework.request import Request
@@ -19,6 +19,7 @@ JSON_TYPES = {"application/json"}
 def read_document(request: Request) -> tuple[dict[str, Any], str]:
     """The request's body as a document dict and its format (`yaml` or `json`)."""
     media_type = (request.content_type or "").split(";")[0].strip().lower()
+    fmt: Literal["yaml", "json"]
     if media_type in YAML_TYPES:
         fmt = "yaml"
     elif media_type in JSON_TYPES or media_type == "":

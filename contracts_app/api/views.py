@@ -18,13 +18,13 @@ from contracts_app import selectors, services
 from contracts_app.api.serializers import (
     DiffQuerySerializer,
     DiffSerializer,
-    RenderSerializer,
-    VersionUploadSerializer,
     RenderQuerySerializer,
+    RenderSerializer,
     RouteCreateSerializer,
     RouteSerializer,
     VersionDetailSerializer,
     VersionSummarySerializer,
+    VersionUploadSerializer,
 )
 from contracts_app.api.uploads import read_document
 from contracts_app.document import (
@@ -36,6 +36,7 @@ from contracts_app.document import (
 )
 from contracts_app.models import Route
 from specpact.api.pagination import paginate
+from specpact.middleware import request_id_of
 
 
 def _route(request: Request, slug: str) -> Route:
@@ -58,7 +59,7 @@ class RouteListApi(APIView):
         data = RouteCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         route = services.route_create(
-            **data.validated_data, actor=actor_from_request(request), request_id=request.request_id
+            **data.validated_data, actor=actor_from_request(request), request_id=request_id_of(request)
         )
         return Response(RouteSerializer(route).data, status=status.HTTP_201_CREATED)
 
@@ -99,7 +100,7 @@ class VersionListApi(APIView):
             document=document,
             source_format=fmt,
             actor=actor_from_request(request),
-            request_id=request.request_id,
+            request_id=request_id_of(request),
         )
         body = {
             **VersionSummarySerializer(upload.version).data,

@@ -9,7 +9,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from specpact.cli.client import ApiError, Client
 from specpact.cli.exit_codes import FAILED as EXIT_FAIL
@@ -89,7 +89,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
         return EXIT_INVALID
     from contracts_app.document import ContractError, parse_document
 
-    fmt = "json" if args.file.suffix.lower() == ".json" else "yaml"
+    fmt: Literal["yaml", "json"] = "json" if args.file.suffix.lower() == ".json" else "yaml"
     try:
         route = str(parse_document(raw, fmt).get("route", ""))
     except ContractError as exc:
