@@ -1,4 +1,4 @@
-"""Every releases / audit / tokens endpoint × every kind of caller: who gets what status.
+"""Every releases / audit / tokens endpoint by every kind of caller: who gets what status.
 
 Callers: anonymous, viewer, operator (not the proposer), approver, admin, and pipeline
 (an operator token scoped to the release's route). Cross-route scope is in
