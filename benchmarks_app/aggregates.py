@@ -9,14 +9,19 @@ records, plus the level's own scalars) into a small JSON document (≈3-5 kB):
                    {"count", "min", "max", "mean",
                     "quantiles": [q(0.01), q(0.02), …, q(0.99)],      # QUANTILE_PROBS
                     "histogram": {"log10_lo", "log10_hi", "counts": [...], "zeros": n}}},
-     "scalars": {"output_tokens_per_s", "requests_per_s", "acceptance_rate",
-                 "mean_acceptance_length", "peak_gib", "headroom_gib"}}   # None: not reported
+     "scalars": {"output_tokens_per_s", "requests_per_s", "goodput_requests_per_s",
+                 "error_rate", "tokens_per_chunk_mean", "acceptance_rate",
+                 "mean_acceptance_length", "peak_gib", "headroom_gib",
+                 "memory_scope": "level" | "run" | None}}            # None: not reported
 
 Quantiles are numpy's default (linear) at 1%..99% in 1% steps, so p50/p90/p95/p99 are
 stored exactly; min and max close the ECDF. The histogram has `HIST_BINS` log-spaced bins
 between min and max of the positive values (`zeros` counts exact zeros, which a log axis
 can't show). Values keep 4 significant digits. A metric with no samples is `{"count": 0}`.
-Failed requests (`error` set) count in `errors` and contribute no samples.
+Failed requests (`error` set) count in `errors` and contribute no samples. Inter-chunk
+gaps come from each request's `chunk_offsets_ms` (or `itl_chunk_ms` where given). The
+harness reports memory once per run; `aggregate_result` copies it into every level with
+`memory_scope: "run"` (a level's own `memory` wins, scope "level").
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks_app.gate.adapter import level_of
+from benchmarks_app.gate.adapter import chunk_gaps, level_of
 from benchmarks_app.gate.inputs import FloatArray, as_samples
 
 SCHEMA = 1
@@ -34,7 +39,6 @@ QUANTILE_PROBS: tuple[float, ...] = tuple(round(p / 100, 2) for p in range(1, 10
 HIST_BINS = 24
 METRICS = ("ttft_ms", "tpot_ms", "e2e_ms", "itl_chunk_ms", "tokens_per_chunk")
 _PER_REQUEST = {"ttft_ms": "ttft_ms", "tpot_ms": "tpot_ms", "e2e_ms": "e2e_ms"}
-_PER_CHUNK = {"itl_chunk_ms": "itl_chunk_ms", "tokens_per_chunk": "chunk_tokens"}
 
 
 def _round(x: float) -> float:
@@ -79,41 +83,61 @@ def _number(value: Any) -> float | None:
     return _round(float(value))
 
 
-def level_scalars(level: Mapping[str, Any]) -> dict[str, float | None]:
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def level_scalars(level: Mapping[str, Any], run_memory: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The level's own numbers from the harness; speculation "not reported" stays None."""
-    spec = level.get("speculation")
-    spec = spec if isinstance(spec, Mapping) else {}
-    memory = level.get("memory")
-    memory = memory if isinstance(memory, Mapping) else {}
+    spec = _mapping(level.get("speculation"))
+    memory, scope = _mapping(level.get("memory")), "level"
+    if not memory and run_memory:
+        memory, scope = run_memory, "run"
+    peak, headroom = _number(memory.get("peak_gib")), _number(memory.get("headroom_gib"))
     return {
         "output_tokens_per_s": _number(level.get("output_tokens_per_s")),
         "requests_per_s": _number(level.get("requests_per_s")),
+        "goodput_requests_per_s": _number(level.get("goodput_requests_per_s")),
+        "error_rate": _number(level.get("error_rate")),
+        "tokens_per_chunk_mean": _number(_mapping(level.get("tokens_per_chunk")).get("mean")),
         "acceptance_rate": _number(spec.get("acceptance_rate")),
         "mean_acceptance_length": _number(spec.get("mean_acceptance_length")),
-        "peak_gib": _number(memory.get("peak_gib")),
-        "headroom_gib": _number(memory.get("headroom_gib")),
+        "peak_gib": peak,
+        "headroom_gib": headroom,
+        "memory_scope": scope if peak is not None or headroom is not None else None,
     }
 
 
 def aggregate_level(
-    requests: Sequence[Mapping[str, Any]], level: Mapping[str, Any] | None = None
+    requests: Sequence[Mapping[str, Any]],
+    level: Mapping[str, Any] | None = None,
+    *,
+    run_memory: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Aggregate one level. `level` is the harness's level entry (for its `concurrency` or
-    `rate` and its scalars); without it the result has no level and empty scalars."""
+    `rate` and its scalars); without it the result has no level and empty scalars.
+    `run_memory` (`{"peak_gib", "headroom_gib"}`) stands in for a level without its own."""
     ok = [r for r in requests if not r.get("error")]
     metrics: dict[str, Any] = {}
     for name, key in _PER_REQUEST.items():
         metrics[name] = sketch(as_samples([r.get(key) for r in ok]))
-    for name, key in _PER_CHUNK.items():
-        metrics[name] = sketch(as_samples([v for r in ok for v in (r.get(key) or [])]))
+    metrics["itl_chunk_ms"] = sketch(as_samples([g for r in ok for g in chunk_gaps(r)]))
+    metrics["tokens_per_chunk"] = sketch(as_samples([n for r in ok for n in (r.get("chunk_tokens") or [])]))
     out: dict[str, Any] = {"schema": SCHEMA, "requests": len(requests), "errors": len(requests) - len(ok)}
     if level is not None:
         out["level_kind"], out["level"] = level_of(level)
     out["metrics"] = metrics
-    out["scalars"] = level_scalars(level or {})
+    out["scalars"] = level_scalars(level or {}, run_memory)
     return out
 
 
 def aggregate_result(result: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Aggregates of every level of one arm's harness result, in its order."""
-    return [aggregate_level(level.get("requests") or [], level) for level in result.get("levels") or []]
+    run_memory = {
+        "peak_gib": _mapping(result.get("memory")).get("peak_gib"),
+        "headroom_gib": result.get("headroom_gib"),
+    }
+    return [
+        aggregate_level(level.get("requests") or [], level, run_memory=run_memory)
+        for level in result.get("levels") or []
+    ]

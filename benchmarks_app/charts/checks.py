@@ -77,7 +77,8 @@ def memory_by_level(
     baseline: Aggregates, candidate: Aggregates, *, lane: str, min_headroom_gib: float | None = None
 ) -> dict[str, Any]:
     """Memory headroom (GiB) per level, grouped bars per arm (peak in the hover), with the
-    contract's minimum headroom as a line."""
+    contract's minimum headroom as a line. Memory measured once per run (`memory_scope`
+    "run") is one bar per arm, labelled "whole run", not repeated per level."""
     fig = go.Figure(
         layout=layout(
             f"Memory headroom, lane {lane}",
@@ -91,12 +92,14 @@ def memory_by_level(
         rows = [
             a for _, a in sorted(by_level(aggregates).items()) if a["scalars"].get("headroom_gib") is not None
         ]
+        run_wide = all(a["scalars"].get("memory_scope") == "run" for a in rows)
+        rows = rows[:1] if run_wide else rows
         if not rows:
             continue
         drawn = True
         fig.add_trace(
             go.Bar(
-                x=[level_text(a) for a in rows],
+                x=["whole run" if run_wide else level_text(a) for a in rows],
                 y=[a["scalars"]["headroom_gib"] for a in rows],
                 customdata=[[a["scalars"].get("peak_gib")] for a in rows],
                 text=[f"{a['scalars']['headroom_gib']:.1f}" for a in rows],

@@ -1,18 +1,21 @@
 """From the harness's result JSON (plain dicts) to the gate's inputs.
 
-Expected shape, per arm and lane (the `specpact-worker bench` JSON):
+Expected shape, per arm and lane (`worker.harness.results.BenchResult` dumped as JSON, the
+`specpact-worker bench --out` file):
     {"levels": [{"concurrency": 4 (or "rate": 2.0),
                  "output_tokens_per_s": …, "requests_per_s": …,
-                 "memory": {"peak_gib": …, "headroom_gib": …} (optional),
-                 "requests": [{"ttft_ms", "tpot_ms", "e2e_ms", "itl_chunk_ms": [...],
-                               "chunk_tokens": [...], "output_tokens", "error": null | str,
-                               "output_token_ids": [...] | null, "prompt_id" (optional)}]}]}
+                 "requests": [{"prompt_id", "ttft_ms", "tpot_ms", "e2e_ms",
+                               "chunk_offsets_ms": [...] (or "itl_chunk_ms": [gaps]),
+                               "chunk_tokens": [...] | null, "output_tokens",
+                               "error": null | str, "output_token_ids": [...] | null}]}],
+     "memory": {"peak_gib"}, "headroom_gib"}     (run-wide; a level may carry its own "memory")
 A request whose `error` is set counts as a failure; its timings are ignored.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -43,8 +46,13 @@ def _ok(requests: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     return [r for r in requests if not r.get("error")]
 
 
-def _flat(requests: Sequence[Mapping[str, Any]], key: str) -> list[Any]:
-    return [v for r in requests for v in (r.get(key) or [])]
+def chunk_gaps(request: Mapping[str, Any]) -> list[float]:
+    """A request's inter-chunk gaps (ms): given as `itl_chunk_ms`, or from `chunk_offsets_ms`."""
+    gaps = request.get("itl_chunk_ms")
+    if gaps is not None:
+        return list(gaps)
+    offsets = request.get("chunk_offsets_ms") or []
+    return [b - a for a, b in pairwise(offsets)]
 
 
 def _scalar(level: Mapping[str, Any], key: str) -> float | None:
@@ -85,7 +93,7 @@ def arm_levels_from_harness(result: Mapping[str, Any], *, lane: str) -> list[Arm
                     "ttft": as_samples([r.get("ttft_ms") for r in ok]),
                     "tpot": as_samples([r.get("tpot_ms") for r in ok]),
                     "e2e": as_samples([r.get("e2e_ms") for r in ok]),
-                    "itl_chunk": as_samples(_flat(ok, "itl_chunk_ms")),
+                    "itl_chunk": as_samples([g for r in ok for g in chunk_gaps(r)]),
                 },
                 output_tokens=tokens,
                 e2e_ms=e2e,
@@ -138,22 +146,36 @@ def gate_input_from_harness(
     """Build the gate's input from per-lane harness results of the two arms.
 
     `baseline`/`candidate` map lane → that arm's harness result JSON. `stability` maps lane →
-    `{"exact_match_rate", "compared"?, "first_divergence"?}` as the harness computed it;
-    a lane without it is compared here from `output_token_ids` (pooled over levels).
-    Memory: the least `headroom_gib` and the largest `peak_gib` over the candidate's levels.
+    the harness's `StabilityReport` (`exact_match_rate`, `prompts_compared`, `divergences`)
+    or `{"exact_match_rate", "compared"?, "first_divergence"?}`; a lane without it is
+    compared here from `output_token_ids` (pooled over levels).
+    Memory: the least headroom and the largest peak over the candidate's results and levels.
     """
     base_levels = [a for lane, res in baseline.items() for a in arm_levels_from_harness(res, lane=lane)]
     cand_levels = [a for lane, res in candidate.items() for a in arm_levels_from_harness(res, lane=lane)]
     stab: dict[str, StabilityInput] = {}
     for lane, given in (stability or {}).items():
-        if not isinstance(given.get("exact_match_rate"), int | float):
-            raise GateInputError(f"stability for lane {lane} needs a numeric exact_match_rate")
-        compared = given.get("compared")
-        stab[lane] = StabilityInput(float(given["exact_match_rate"]), compared, given.get("first_divergence"))
+        if (parsed := _given_stability(lane, given)) is not None:
+            stab[lane] = parsed
     for lane in candidate.keys() & baseline.keys() - stab.keys():
         if (computed := _stability_of_lane(baseline[lane], candidate[lane])) is not None:
             stab[lane] = computed
     return GateInput(base_levels, cand_levels, stab, _memory(candidate.values()))
+
+
+def _given_stability(lane: str, given: Mapping[str, Any]) -> StabilityInput | None:
+    rate = given.get("exact_match_rate")
+    if rate is None:
+        return None  # the harness could compare nothing (e.g. sampled decoding)
+    if isinstance(rate, bool) or not isinstance(rate, int | float):
+        raise GateInputError(f"stability for lane {lane} needs a numeric exact_match_rate")
+    compared = given.get("compared", given.get("prompts_compared"))
+    first = given.get("first_divergence")
+    divergences = given.get("divergences") or []
+    if first is None and divergences and isinstance(divergences[0], Mapping):
+        d = divergences[0]
+        first = f"prompt {d.get('prompt_id')} at output token {d.get('first_divergence')}"
+    return StabilityInput(float(rate), compared, first)
 
 
 def _stability_of_lane(baseline: Mapping[str, Any], candidate: Mapping[str, Any]) -> StabilityInput | None:
@@ -173,6 +195,10 @@ def _stability_of_lane(baseline: Mapping[str, Any], candidate: Mapping[str, Any]
 def _memory(results: Iterable[Mapping[str, Any]]) -> MemoryInput | None:
     headrooms, peaks = [], []
     for res in results:
+        if (h := _scalar(res, "headroom_gib")) is not None:
+            headrooms.append(h)
+        if (p := _scalar(res.get("memory") or {}, "peak_gib")) is not None:
+            peaks.append(p)
         for lv in res.get("levels") or []:
             mem = lv.get("memory") or {}
             if (h := _scalar(mem, "headroom_gib")) is not None:
