@@ -1,4 +1,0 @@
-# The Celery app is loaded with Django so that @shared_task binds to it.
-from specpact.celery import app as celery_app
-
-__all__ = ["celery_app"]

@@ -41,6 +41,8 @@ INSTALLED_APPS = [
     "rest_framework",
     "django_filters",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "specpact",
     "accounts_app",
     "audit_app",
     "contracts_app",
