@@ -1,3 +1,5 @@
-from django.urls import URLPattern, URLResolver
+from django.urls import path
 
-urlpatterns: list[URLPattern | URLResolver] = []
+from audit_app import views
+
+urlpatterns = [path("audit/", views.audit_page, name="audit")]

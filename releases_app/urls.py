@@ -1,3 +1,10 @@
-from django.urls import URLPattern, URLResolver
+from django.urls import path
 
-urlpatterns: list[URLPattern | URLResolver] = []
+from releases_app.views import pages
+
+urlpatterns = [
+    path("releases/", pages.release_list, name="release-list"),
+    path("releases/propose", pages.release_propose, name="release-propose"),
+    path("releases/<int:release_id>/", pages.release_detail, name="release-detail"),
+    path("releases/<int:release_id>/<str:action>", pages.release_action, name="release-action"),
+]

@@ -1,0 +1,162 @@
+"""Release pages. Thin: validate a form, call one service, message and redirect; a
+DomainError becomes an error message on the page, never a 500."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from accounts_app.permissions import has_role
+from audit_app.actors import actor_from_request
+from contracts_app.document import Change
+from contracts_app.views.diff_table import side_by_side
+from releases_app import selectors, services
+from releases_app.choices import GateVerdict, ReleaseState
+from releases_app.forms import ApproveForm, DecisionForm, ProposeForm, ReleaseFilterForm
+from releases_app.models import Release
+from specpact.errors import DomainError, NotFound
+
+
+def _release_or_404(request: HttpRequest, release_id: int) -> Release:
+    try:
+        return selectors.release_get(subject=request, release_id=release_id)
+    except NotFound as exc:
+        raise Http404(exc.detail) from None
+
+
+def allowed_actions(request: HttpRequest, release: Release) -> set[str]:
+    """The forms to show: what this user could do now (the services decide for real)."""
+    is_proposer = request.user.pk == release.proposed_by_id
+    approver = has_role(request, "approver")
+    actions: set[str] = set()
+    if approver and release.state == ReleaseState.AWAITING_REVIEW and not is_proposer:
+        actions.add("approve")
+    if approver and release.state in (ReleaseState.BENCHMARKING, ReleaseState.AWAITING_REVIEW):
+        actions.add("reject")
+    cancellable = (ReleaseState.PROPOSED, ReleaseState.BENCHMARKING, ReleaseState.AWAITING_REVIEW)
+    if release.state in cancellable and (approver or (is_proposer and has_role(request, "operator"))):
+        actions.add("cancel")
+    if approver and release.state == ReleaseState.ACTIVE:
+        actions.add("rollback")
+    return actions
+
+
+@login_required
+def release_list(request: HttpRequest) -> HttpResponse:
+    filters = ReleaseFilterForm(request.GET or None)
+    route = state = ""
+    if filters.is_valid():
+        route, state = filters.cleaned_data["route"], filters.cleaned_data["state"]
+    releases = selectors.release_list(subject=request, route=route, state=state)
+    page = Paginator(releases, 50).get_page(request.GET.get("page"))
+    return render(
+        request,
+        "releases/release_list.html",
+        {
+            "page": page,
+            "filters": filters if filters.is_bound else ReleaseFilterForm(),
+            "propose_form": ProposeForm() if has_role(request, "operator") else None,
+            "nav": "releases",
+        },
+    )
+
+
+@login_required
+def release_detail(request: HttpRequest, release_id: int) -> HttpResponse:
+    release = _release_or_404(request, release_id)
+    actions = allowed_actions(request, release)
+    initial = {"lock_version": release.lock_version}
+    runs = list(release.runs.order_by("id")) if hasattr(release, "runs") else []
+    context: dict[str, Any] = {
+        "release": release,
+        "rows": side_by_side([Change(**change) for change in release.diff]),
+        "decisions": selectors.release_decisions(release),
+        "timeline": selectors.release_timeline(release),
+        "runs": runs,
+        "actions": actions,
+        "gate_failed": release.gate_verdict == GateVerdict.FAIL,
+        "approve_form": ApproveForm(initial=initial),
+        "decision_form": DecisionForm(initial=initial),
+        "nav": "releases",
+    }
+    return render(request, "releases/release_detail.html", context)
+
+
+_SERVICES = {
+    "approve": services.release_approve,
+    "reject": services.release_reject,
+    "cancel": services.release_cancel,
+    "rollback": services.release_rollback,
+}
+_DONE = {
+    "approve": "approved and activated",
+    "reject": "rejected",
+    "cancel": "cancelled",
+    "rollback": "rolled back",
+}
+
+
+def _error_message(exc: DomainError) -> str:
+    details = "; ".join(f"{e.path}: {e.message}" if e.path else e.message for e in exc.errors)
+    return f"{exc.detail} {details}".strip()
+
+
+def _form_errors(form: forms.Form) -> str:
+    return "; ".join(f"{field}: {' '.join(str(m) for m in msgs)}" for field, msgs in form.errors.items())
+
+
+@login_required
+@require_POST
+def release_action(request: HttpRequest, release_id: int, action: str) -> HttpResponseRedirect:
+    if action not in _SERVICES:
+        raise Http404("no such action")
+    release = _release_or_404(request, release_id)
+    form = (ApproveForm if action == "approve" else DecisionForm)(request.POST)
+    here = reverse("release-detail", args=[release.pk])
+    if not form.is_valid():
+        messages.error(request, f"Not {_DONE[action]}: {_form_errors(form)}")
+        return redirect(here)
+    data = dict(form.cleaned_data)
+    kwargs: dict[str, Any] = {"reason": data["reason"], "expected_lock": data["lock_version"]}
+    if action == "approve":
+        kwargs.update(override=data["override"], justification=data["justification"])
+    try:
+        _SERVICES[action](
+            release=release.pk,
+            actor=actor_from_request(request),
+            request_id=getattr(request, "request_id", ""),
+            **kwargs,
+        )
+    except DomainError as exc:
+        messages.error(request, f"Not {_DONE[action]}: {_error_message(exc)}")
+        return redirect(here)
+    messages.success(request, f"Release {release.pk} {_DONE[action]}.")
+    return redirect(here)
+
+
+@login_required
+@require_POST
+def release_propose(request: HttpRequest) -> HttpResponseRedirect:
+    form = ProposeForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, f"Not proposed: {_form_errors(form)}")
+        return redirect("release-list")
+    try:
+        release = services.release_create(
+            actor=actor_from_request(request),
+            request_id=getattr(request, "request_id", ""),
+            **form.cleaned_data,
+        )
+    except DomainError as exc:
+        messages.error(request, f"Not proposed: {_error_message(exc)}")
+        return redirect("release-list")
+    messages.success(request, f"Release {release.pk} proposed: {release.get_state_display()}.")
+    return redirect("release-detail", release_id=release.pk)
