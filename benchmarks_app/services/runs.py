@@ -11,7 +11,7 @@ from django.utils import timezone
 from audit_app.services import audit_record
 from benchmarks_app.choices import ACTIVE_STATES, EngineKind, RunState
 from benchmarks_app.conf import setting
-from benchmarks_app.models import Run, Worker
+from benchmarks_app.models import OutboxMessage, Run, Worker
 from benchmarks_app.services.outbox import outbox_enqueue
 from benchmarks_app.services.release_hooks import notify_release
 from benchmarks_app.spec_build import build_spec, default_engine_kind, workloads_of
@@ -206,6 +206,10 @@ def run_cancel(*, run: Run, actor: Any, reason: str, request_id: str = "") -> Ru
     locked.last_error = f"cancelled by {who}" + (f": {reason}" if reason else "")
     locked.note("cancelled", locked.last_error)
     locked.save(update_fields=["state", "finished_at", "last_error", "history"])
+    # Its dispatch, if still waiting for the broker, is never sent.
+    OutboxMessage.objects.filter(run=locked, published_at__isnull=True, discarded_at__isnull=True).update(
+        discarded_at=locked.finished_at
+    )
     audit_record(
         actor=actor,
         action="run.cancel",

@@ -158,6 +158,7 @@ class Agent:
 
     def __init__(self, home: Path, url: str, bootstrap: str, name: str) -> None:
         self.home, self.name = home, name
+        home.mkdir(parents=True, exist_ok=True)
         self.log = home / "agent.log"
         env = {**os.environ, "PYTHONPATH": str(REPO), "PYTHONUNBUFFERED": "1"}
         env.pop("DJANGO_SETTINGS_MODULE", None)  # the worker must not need Django
