@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
@@ -11,8 +12,16 @@ from django.shortcuts import render
 from contracts_app import selectors
 from contracts_app.document import ENGINES, diff_documents, highest_impact, validate_document
 from contracts_app.document import render as render_engine
+from contracts_app.selectors.checklist import route_checklist
+from contracts_app.selectors.overview import route_rows
 from contracts_app.views.diff_table import side_by_side
+from contracts_app.views.filters import RouteFilterForm
+from releases_app.models import Release
 from specpact.errors import NotFound
+
+# Document sections in the order the version page shows them; each has an anchor
+# (`#field-<section>`) the checklist's evidence links point at.
+SECTIONS = ("target", "speculation", "assets", "compatibility", "lanes", "measurement", "rollback")
 
 
 def _route_or_404(slug: str) -> Any:
@@ -24,19 +33,34 @@ def _route_or_404(slug: str) -> Any:
 
 @login_required
 def routes_overview(request: HttpRequest) -> HttpResponse:
-    routes = list(selectors.route_list())
-    return render(request, "contracts/routes_overview.html", {"routes": routes, "nav": "routes"})
+    form = RouteFilterForm(request.GET or None)
+    rows = route_rows(**form.filters())
+    filtered = form.is_bound and form.is_valid() and any(form.cleaned_data.values())
+    return render(
+        request,
+        "contracts/routes_overview.html",
+        {"rows": rows, "form": form, "filtered": filtered, "nav": "routes"},
+    )
 
 
 @login_required
 def route_detail(request: HttpRequest, slug: str) -> HttpResponse:
     route = _route_or_404(slug)
     versions = list(selectors.version_list(route))
-    active = route.active_version
+    releases = list(
+        Release.objects.filter(route=route).select_related("baseline_version", "candidate_version")[:10]
+    )
     return render(
         request,
         "contracts/route_detail.html",
-        {"route": route, "versions": versions, "active": active, "nav": "routes"},
+        {
+            "route": route,
+            "versions": versions,
+            "active": route.active_version,
+            "checklist": route_checklist(route),
+            "releases": releases,
+            "nav": "routes",
+        },
     )
 
 
@@ -49,11 +73,16 @@ def version_detail(request: HttpRequest, slug: str, number: int) -> HttpResponse
         raise Http404(exc.detail) from None
     contract = validate_document(version.document)
     renders = [render_engine(contract, engine) for engine in _renderable(contract)]
+    sections = [(name, _pretty(version.document.get(name))) for name in SECTIONS if name in version.document]
     return render(
         request,
         "contracts/version_detail.html",
-        {"route": route, "version": version, "renders": renders, "nav": "routes"},
+        {"route": route, "version": version, "renders": renders, "sections": sections, "nav": "routes"},
     )
+
+
+def _pretty(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False)
 
 
 def _renderable(contract: Any) -> list[str]:

@@ -21,6 +21,7 @@ import json
 import subprocess
 import sys
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -51,8 +52,9 @@ ROUTE = "contract-summaries"
 # about 2x faster at concurrency 1, ~1.4x at 4, slower than the baseline at 16.
 BASELINE_ENGINE = ["--step-ms", "4", "--load-factor", "0.02", "--tokens-per-chunk", "1", "--ttft-ms", "20"]
 CANDIDATE_ENGINE = [
-    "--step-ms", "6", "--load-factor", "0.15", "--tokens-per-chunk", "3", "--speculate", "4", "--ttft-ms", "20",
-]  # fmt: skip
+    *("--step-ms", "6", "--load-factor", "0.15", "--tokens-per-chunk", "3"),
+    *("--speculate", "4", "--ttft-ms", "20"),
+]
 
 
 def baseline_document() -> dict[str, Any]:
@@ -66,27 +68,27 @@ def baseline_document() -> dict[str, Any]:
 def candidate_measurement(doc: dict[str, Any]) -> dict[str, Any]:
     """Workloads small enough for a test, on the lanes' real built-in prompt sets; no GPU
     memory rule (the CPU test machine has no GPU to measure)."""
-    out = variant(
-        doc,
-        **{
-            "measurement.workloads": {
-                "summarization": {
-                    "dataset": "builtin:summarization",
-                    "concurrency": [1, 4, 16],
-                    "requests_per_level": 16,
-                    "max_tokens": 24,
-                },
-                "extraction": {
-                    "dataset": "builtin:extraction",
-                    "concurrency": [1, 4],
-                    "requests_per_level": 16,
-                    "max_tokens": 24,
-                },
+    changes: dict[str, Any] = {
+        "measurement.workloads": {
+            "summarization": {
+                "dataset": "builtin:summarization",
+                "concurrency": [1, 4, 16],
+                "requests_per_level": 16,
+                "max_tokens": 24,
             },
-            "measurement.improve": [{"metric": "tpot_p50", "min_ratio": 1.2, "confidence": 0.95, "max_concurrency": 4}],
-            "measurement.non_inferiority": [{"metric": "ttft_p95", "max_ratio": 1.5}],
+            "extraction": {
+                "dataset": "builtin:extraction",
+                "concurrency": [1, 4],
+                "requests_per_level": 16,
+                "max_tokens": 24,
+            },
         },
-    )
+        "measurement.improve": [
+            {"metric": "tpot_p50", "min_ratio": 1.2, "confidence": 0.95, "max_concurrency": 4}
+        ],
+        "measurement.non_inferiority": [{"metric": "ttft_p95", "max_ratio": 1.5}],
+    }
+    out = variant(doc, **changes)
     out["measurement"].pop("memory_headroom_min_gib", None)
     return out
 
@@ -119,7 +121,10 @@ def propose_candidate(*, active: ActiveRoute, proposer: Any) -> Release:
     """The candidate proposed: the release is benchmarking with one queued run per lane."""
     with override_settings(CELERY_BROKER_URL=NO_BROKER):
         release = release_create(
-            route=active.route.slug, candidate_version=active.candidate.number, actor=proposer, reason="try n-gram"
+            route=active.route.slug,
+            candidate_version=active.candidate.number,
+            actor=proposer,
+            reason="try n-gram",
         )
     return Release.objects.get(pk=release.pk)
 
@@ -131,7 +136,9 @@ def register_worker(name: str = "gpu-box-1") -> Worker:
         "cpu_model": "AMD EPYC 9454",
         "cpu_cores": 48,
         "memory_gib": 512.0,
-        "gpus": [{"name": "NVIDIA H100 80GB HBM3", "memory_total_gib": 79.6, "driver": "550.54", "cuda": "12.4"}],
+        "gpus": [
+            {"name": "NVIDIA H100 80GB HBM3", "memory_total_gib": 79.6, "driver": "550.54", "cuda": "12.4"}
+        ],
     }
     return worker_register(
         bootstrap=bootstrap,
@@ -164,7 +171,7 @@ class EngineServers:
                 )
                 self.procs.append(proc)
                 url = f"http://127.0.0.1:{port}"
-                wait_for(lambda url=url: _healthy(url), 20, f"the {arm} engine server")
+                wait_for(partial(_healthy, url), 20, f"the {arm} engine server")
                 self.urls[arm] = url
         return self.urls
 

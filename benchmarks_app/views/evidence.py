@@ -1,0 +1,111 @@
+"""The release page's evidence: the gate's verdict and reasons, the charts built on the
+server from per-run aggregates and the gate result, and the benchmark's progress (an htmx
+partial polled while runs are queued or running).
+
+Reads a fixed number of queries per page: the release's runs, then their aggregates.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from benchmarks_app.aggregates import aggregate_result
+from benchmarks_app.charts import figure_json, release_figures
+from benchmarks_app.choices import ACTIVE_STATES, RunState
+from benchmarks_app.models import Run, RunResult
+from releases_app.choices import ReleaseState
+from releases_app.models import Release
+from releases_app.selectors import release_get
+from specpact.errors import NotFound
+
+ARMS = ("baseline", "candidate")
+
+
+def _stores_aggregates() -> bool:
+    """Whether results carry their per-level aggregates (`RunResult.aggregates`:
+    {"baseline": [aggregate_level…], "candidate": […]}) stored when they landed."""
+    return any(f.name == "aggregates" for f in RunResult._meta.get_fields())
+
+
+def lane_aggregates(runs: list[Run]) -> dict[str, dict[str, list[dict[str, Any]]]]:
+    """lane → arm → level aggregates of the succeeded runs, in one query. Where results
+    don't store aggregates yet they are computed from the raw result (the only place a
+    page reads samples; it goes once the results store them)."""
+    done = {r.pk: r.lane for r in runs if r.state == RunState.SUCCEEDED}
+    out: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    if not done:
+        return out
+    results = RunResult.objects.filter(run_id__in=done)
+    if _stores_aggregates():
+        for run_id, stored in results.values_list("run_id", "aggregates"):
+            out[done[run_id]] = {arm: list((stored or {}).get(arm) or []) for arm in ARMS}
+    else:
+        for run_id, payload in results.values_list("run_id", "payload"):
+            out[done[run_id]] = {arm: aggregate_result((payload or {}).get(arm) or {}) for arm in ARMS}
+    return out
+
+
+def _lane_groups(figures: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    groups: dict[str | None, list[dict[str, Any]]] = defaultdict(list)
+    for fig in figures:
+        groups[fig["lane"]].append(
+            {"id": fig["id"], "title": fig["title"], "json": figure_json(fig["figure"])}
+        )
+    return [{"lane": lane, "charts": charts} for lane, charts in groups.items()]
+
+
+def release_evidence(release: Release) -> dict[str, Any]:
+    """Everything `releases/_evidence.html` shows for `release`."""
+    runs = list(Run.objects.filter(release=release).select_related("worker").order_by("id"))
+    gate = release.gate_result if isinstance(release.gate_result, dict) else None
+    measurement = (release.candidate_version.document or {}).get("measurement") or {}
+    aggregates = lane_aggregates(runs)
+    figures = []
+    if aggregates:
+        figures = release_figures(
+            baseline={lane: arms["baseline"] for lane, arms in aggregates.items()},
+            candidate={lane: arms["candidate"] for lane, arms in aggregates.items()},
+            gate=gate,
+            min_headroom_gib=measurement.get("memory_headroom_min_gib"),
+        )
+    checks = (gate or {}).get("checks") or []
+    return {
+        "release": release,
+        "runs": runs,
+        "active": progress_active(release, runs),
+        "gate": gate,
+        "rules": (gate or {}).get("rules") or [],
+        "crossovers": (gate or {}).get("crossover") or [],
+        "not_passed": [c for c in checks if c.get("verdict") != "pass"],
+        "checks_total": len(checks),
+        "groups": _lane_groups(figures),
+    }
+
+
+def progress_active(release: Release, runs: list[Run]) -> bool:
+    """Poll while the benchmark can still change: runs queued or running, or the release
+    still waiting for its gate."""
+    return release.state == ReleaseState.BENCHMARKING or any(r.state in ACTIVE_STATES for r in runs)
+
+
+@login_required
+def release_progress(request: HttpRequest, release_id: int) -> HttpResponse:
+    """The progress partial htmx polls. Once the benchmark is over the whole page reloads
+    (HX-Refresh), so that the verdict and the charts appear."""
+    try:
+        release = release_get(subject=request, release_id=release_id)
+    except NotFound as exc:
+        raise Http404(exc.detail) from None
+    runs = list(Run.objects.filter(release=release).select_related("worker").order_by("id"))
+    active = progress_active(release, runs)
+    response = render(
+        request, "dashboard/_release_progress.html", {"release": release, "runs": runs, "active": active}
+    )
+    if not active and request.headers.get("HX-Request") == "true":
+        response["HX-Refresh"] = "true"
+    return response

@@ -1,0 +1,30 @@
+"""The fleet view: measured speedups as a lane × route heatmap, with a table that says
+the same for screen readers, printouts and browsers without JavaScript."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from benchmarks_app.charts import figure_json, fleet_heatmap
+from contracts_app.selectors.overview import fleet_cells, route_rows
+
+
+@login_required
+def fleet_page(request: HttpRequest) -> HttpResponse:
+    rows = route_rows()
+    cells = fleet_cells(rows)
+    routes = sorted({c["route"] for c in cells})
+    lanes = sorted({c["lane"] for c in cells})
+    by_pair = {(c["lane"], c["route"]): c for c in cells}
+    table = [(lane, [by_pair.get((lane, route)) for route in routes]) for lane in lanes]
+    context = {
+        "cells": cells,
+        "routes": routes,
+        "table": table,
+        "unmeasured": [row.route.slug for row in rows if not row.speedups],
+        "figure": figure_json(fleet_heatmap(cells)) if cells else None,
+        "nav": "fleet",
+    }
+    return render(request, "dashboard/fleet.html", context)
