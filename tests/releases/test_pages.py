@@ -51,7 +51,7 @@ def test_the_list_shows_releases_and_filters(awaiting: Release, viewer: Any) -> 
 def test_the_release_page_shows_diff_evidence_and_timeline(awaiting: Release, viewer: Any) -> None:
     html = _client(viewer).get(f"/releases/{awaiting.pk}/").content.decode()
     assert "badge-cosmetic" in html and "description" in html
-    assert "No benchmark yet" in html
+    assert "No benchmark" in html  # the evidence slot, before any run
     assert "release.proposed" in html and "release.benchmark_skipped" in html
     assert 'aria-label="Approve"' not in html  # a viewer gets no forms
 
