@@ -10,12 +10,25 @@ module (it would pull the harness and torch)."""
 from __future__ import annotations
 
 import threading
+from pathlib import Path
+from typing import Any
 
 from celery import Celery
 from django.conf import settings
 
 _lock = threading.Lock()
 _apps: dict[str, Celery] = {}
+
+
+def transport_options() -> dict[str, Any]:
+    """The filesystem broker's folders (created here: kombu does not), or Redis's
+    visibility timeout. Workers get the same at registration."""
+    options = dict(getattr(settings, "CELERY_BROKER_TRANSPORT_OPTIONS", {}) or {})
+    if str(settings.CELERY_BROKER_URL).startswith("filesystem://"):
+        for key in ("data_folder_in", "data_folder_out", "processed_folder"):
+            if options.get(key):
+                Path(options[key]).mkdir(parents=True, exist_ok=True)
+    return options
 
 
 def publisher_app() -> Celery:
@@ -25,8 +38,7 @@ def publisher_app() -> Celery:
             app = Celery("specpact-publisher", set_as_current=False)
             app.conf.update(
                 broker_url=url,
-                # The filesystem broker's folders, or Redis's visibility timeout.
-                broker_transport_options=dict(getattr(settings, "CELERY_BROKER_TRANSPORT_OPTIONS", {}) or {}),
+                broker_transport_options=transport_options(),
                 task_serializer="json",
                 broker_connection_retry_on_startup=True,
             )

@@ -45,6 +45,16 @@ def worker_broker_url() -> str:
     return str(setting("WORKER_BROKER_URL") or settings.CELERY_BROKER_URL)
 
 
+def worker_transport_options() -> dict[str, Any]:
+    """Kombu transport options for workers: the control plane's own when they share its
+    broker URL (the embedded filesystem broker needs its folders), else the timeout."""
+    if worker_broker_url() == settings.CELERY_BROKER_URL:
+        from benchmarks_app.broker import transport_options
+
+        return transport_options()
+    return {"visibility_timeout": visibility_timeout_s()}
+
+
 def visibility_timeout_s() -> int:
     options = getattr(settings, "CELERY_BROKER_TRANSPORT_OPTIONS", {}) or {}
     return int(options.get("visibility_timeout", 6 * 3600))

@@ -20,8 +20,14 @@ log = logging.getLogger("specpact.worker")
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser("run", help="register with a SpecPact server and run benchmarks from its queues")
-    parser.add_argument("--url", default=os.environ.get("SPECPACT_URL"), help="the control plane, e.g. https://specpact.example")
+    parser = subparsers.add_parser(
+        "run", help="register with a SpecPact server and run benchmarks from its queues"
+    )
+    parser.add_argument(
+        "--url",
+        default=os.environ.get("SPECPACT_URL"),
+        help="the control plane, e.g. https://specpact.example",
+    )
     parser.add_argument(
         "--bootstrap-token",
         default=os.environ.get("SPECPACT_BOOTSTRAP_TOKEN"),
@@ -29,7 +35,9 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument("--queue", action="append", default=[], help="an extra queue to consume (repeatable)")
     parser.add_argument("--name", help="the worker's name (default: the host name)")
-    parser.add_argument("--home", help="folder for the saved registration and results (default ~/.specpact-worker)")
+    parser.add_argument(
+        "--home", help="folder for the saved registration and results (default ~/.specpact-worker)"
+    )
     parser.add_argument("--broker", help="broker URL to use instead of the one the server hands out")
     parser.add_argument("--reregister", action="store_true", help="ignore a saved registration")
     parser.add_argument("--loglevel", default="INFO")
@@ -40,10 +48,14 @@ def _register(url: str, bootstrap: str | None, name: str | None, queues: list[st
     from worker.agent.facts import registration_facts
 
     if not bootstrap:
-        raise SystemExit("error: this worker is not registered yet: give --bootstrap-token (or SPECPACT_BOOTSTRAP_TOKEN)")
+        raise SystemExit(
+            "error: this worker is not registered yet: give --bootstrap-token (or SPECPACT_BOOTSTRAP_TOKEN)"
+        )
     client = ApiClient(url)
     try:
-        body = with_backoff(lambda: client.register(bootstrap, registration_facts(name=name, extra_queues=queues)))
+        body = with_backoff(
+            lambda: client.register(bootstrap, registration_facts(name=name, extra_queues=queues))
+        )
     except ApiError as exc:
         raise SystemExit(f"error: registration refused: {exc}") from None
     finally:

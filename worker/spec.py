@@ -107,7 +107,7 @@ class RunSpec(_Model):
 
     model_config = ConfigDict(extra="forbid", frozen=True, title="SpecPact run specification v1")
 
-    spec_version: Literal[1] = SPEC_VERSION
+    spec_version: Literal[1] = 1
     run_id: int = Field(ge=1)
     attempt: int = Field(ge=1, description="grows when a lost run is requeued; results are keyed by it")
     route: str
@@ -161,7 +161,7 @@ class RunOutcome(_Model):
     """What a worker uploads to `PUT /api/v1/runs/{id}/result`: one harness result per
     arm, its levels in the spec's level order, and the order the pieces ran in."""
 
-    spec_version: Literal[1] = SPEC_VERSION
+    spec_version: Literal[1] = 1
     run_id: int = Field(ge=1)
     attempt: int = Field(ge=1)
     agent_version: str

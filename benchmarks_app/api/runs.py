@@ -74,7 +74,7 @@ class RunListView(APIView):
             worker = Worker.objects.filter(pk=v["worker"]).first()
             if worker is None:
                 raise DomainError("no such worker", errors=[FieldError("worker", f"no worker {v['worker']}")])
-        overrides = {
+        overrides: dict[str, Any] = {
             k: v[k]
             for k in (
                 "concurrency",
@@ -150,6 +150,11 @@ class SpecSchemaView(APIView):
         return Response({"spec_version": SPEC_VERSION, "schema": spec_json_schema()})
 
 
+def _worker(request: Request) -> Worker:
+    assert isinstance(request.auth, Worker)  # IsWorker let the request in
+    return request.auth
+
+
 class _WorkerRunView(APIView):
     authentication_classes = [WorkerTokenAuthentication]
     permission_classes = [IsWorker]
@@ -168,7 +173,7 @@ class RunStartView(_WorkerRunView):
     @extend_schema(request=AttemptIn, responses={200: dict}, summary="Worker claims a run (queued → running)")
     def post(self, request: Request, run_id: int) -> Response:
         v = _valid(AttemptIn, request)
-        run = run_start(run_id=run_id, worker=request.auth, attempt=v["attempt"])
+        run = run_start(run_id=run_id, worker=_worker(request), attempt=v["attempt"])
         return Response(_state(run))
 
 
@@ -177,7 +182,7 @@ class RunProgressView(_WorkerRunView):
     def post(self, request: Request, run_id: int) -> Response:
         v = _valid(ProgressIn, request)
         run = run_progress(
-            run_id=run_id, worker=request.auth, attempt=v["attempt"], done=v["done"], total=v["total"]
+            run_id=run_id, worker=_worker(request), attempt=v["attempt"], done=v["done"], total=v["total"]
         )
         return Response(_state(run))
 
@@ -187,7 +192,7 @@ class RunFailView(_WorkerRunView):
     def post(self, request: Request, run_id: int) -> Response:
         v = _valid(FailIn, request)
         run = run_fail(
-            run_id=run_id, worker=request.auth, attempt=v["attempt"], kind=v["kind"], reason=v["reason"]
+            run_id=run_id, worker=_worker(request), attempt=v["attempt"], kind=v["kind"], reason=v["reason"]
         )
         return Response(_state(run))
 
@@ -228,7 +233,7 @@ class RunResultView(APIView):
             raise DomainError("the result must be a JSON object")
         v = _valid(ResultIn, request)
         result, created = run_result_submit(
-            run_id=run_id, worker=request.auth, attempt=v["attempt"], payload=dict(request.data)
+            run_id=run_id, worker=_worker(request), attempt=v["attempt"], payload=dict(request.data)
         )
         body = {"run": run_id, "attempt": result.attempt, "digest": result.digest, "created": created}
         return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)

@@ -19,7 +19,8 @@ from benchmarks_app.api.authentication import (
     WorkerTokenAuthentication,
 )
 from benchmarks_app.api.serializers import HeartbeatIn, ReasonIn, RegisterIn, WorkerOut
-from benchmarks_app.conf import setting, visibility_timeout_s, worker_broker_url
+from benchmarks_app.conf import setting, visibility_timeout_s, worker_broker_url, worker_transport_options
+from benchmarks_app.models import BootstrapToken, Worker
 from benchmarks_app.selectors import worker_get, worker_list
 from benchmarks_app.services.workers import worker_heartbeat, worker_register, worker_revoke
 
@@ -29,10 +30,21 @@ def _connection_info(worker: Any) -> dict[str, Any]:
     return {
         "queues": worker.queues,
         "broker_url": worker_broker_url(),
+        "broker_transport_options": worker_transport_options(),
         "heartbeat_interval_s": setting("WORKER_HEARTBEAT_S"),
         "offline_after_s": setting("WORKER_OFFLINE_AFTER_S"),
         "visibility_timeout_s": visibility_timeout_s(),
     }
+
+
+def _bootstrap(request: Request) -> BootstrapToken:
+    assert isinstance(request.auth, BootstrapToken)  # HasBootstrapToken let the request in
+    return request.auth
+
+
+def _worker(request: Request) -> Worker:
+    assert isinstance(request.auth, Worker)  # IsWorker let the request in
+    return request.auth
 
 
 class RegisterView(APIView):
@@ -45,7 +57,7 @@ class RegisterView(APIView):
         data.is_valid(raise_exception=True)
         v = data.validated_data
         registration = worker_register(
-            bootstrap=request.auth,
+            bootstrap=_bootstrap(request),
             name=v["name"],
             host=v["host"],
             hardware=v["hardware"],
@@ -74,7 +86,7 @@ class HeartbeatView(APIView):
     def post(self, request: Request) -> Response:
         data = HeartbeatIn(data=request.data)
         data.is_valid(raise_exception=True)
-        worker = worker_heartbeat(worker=request.auth, current_run=data.validated_data["current_run"])
+        worker = worker_heartbeat(worker=_worker(request), current_run=data.validated_data["current_run"])
         return Response(
             {
                 "worker": worker.pk,

@@ -111,6 +111,9 @@ class RunResult(models.Model):
     payload = models.JSONField()
     # SHA-256 of the canonical JSON: a repeat upload is recognised by it.
     digest = models.CharField(max_length=64)
+    # Per-level aggregates of each arm (benchmarks_app.aggregates), computed once when the
+    # result lands so pages never read the raw samples: {"baseline": [...], "candidate": [...]}.
+    aggregates = models.JSONField(default=dict)
     received_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

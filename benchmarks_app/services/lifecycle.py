@@ -14,6 +14,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from benchmarks_app.aggregates import aggregate_result
 from benchmarks_app.choices import FINISHED_STATES, FailureKind, RunState
 from benchmarks_app.models import Run, RunResult, Worker
 from benchmarks_app.results_check import check_outcome
@@ -62,9 +63,10 @@ def run_start(*, run_id: int, worker: Worker, attempt: int) -> Run:
     its own running attempt again is a redelivery after its task process died: it starts
     over (progress reset); the result is still taken once."""
     run = _locked(run_id)
-    _owner(worker, run)
+    # A stale or finished run first: a late redelivery anywhere is told to drop it.
     _stale(run, attempt)
     _finished(run)
+    _owner(worker, run)
     now = timezone.now()
     if run.state == RunState.RUNNING:
         run.progress_done = 0
@@ -152,7 +154,12 @@ def run_result_submit(
     try:
         with transaction.atomic():
             result = RunResult.objects.create(
-                run=run, attempt=attempt, worker=worker, payload=payload, digest=digest
+                run=run,
+                attempt=attempt,
+                worker=worker,
+                payload=payload,
+                digest=digest,
+                aggregates={arm: aggregate_result(payload[arm]) for arm in ("baseline", "candidate")},
             )
     except IntegrityError:  # the one-result-per-run constraint: a racing duplicate
         raise Conflict(f"run {run.pk} already has a result", code="result_exists") from None

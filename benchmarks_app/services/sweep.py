@@ -73,7 +73,8 @@ def _replacement(run: Run, lost: Worker) -> Worker | None:
         and run.spec.get("spec_version") in w.spec_versions
     ]
     idle = [w for w in candidates if w.pk not in busy]
-    return (idle or candidates or [None])[0]
+    ranked = idle or candidates
+    return ranked[0] if ranked else None
 
 
 def _requeue(run: Run, reason: str, to: Worker) -> None:

@@ -39,7 +39,11 @@ def _run_or_404(request: HttpRequest, run_id: int) -> Run:
 @login_required
 def run_page(request: HttpRequest, run_id: int) -> HttpResponse:
     run = _run_or_404(request, run_id)
-    context = {"run": run, "can_cancel": not run.is_finished and has_role(request, "operator"), "nav": "workers"}
+    context = {
+        "run": run,
+        "can_cancel": not run.is_finished and has_role(request, "operator"),
+        "nav": "workers",
+    }
     # htmx polls the progress fragment while the run is active.
     if request.headers.get("HX-Request") == "true":
         return render(request, "benchmarks/_run_status.html", context)
@@ -54,7 +58,9 @@ def run_cancel_page(request: HttpRequest, run_id: int) -> HttpResponse:
         messages.error(request, "Cancelling a run needs the operator role.")
     else:
         try:
-            run_cancel(run=run, actor=actor_from_request(request), reason=request.POST.get("reason", "").strip())
+            run_cancel(
+                run=run, actor=actor_from_request(request), reason=request.POST.get("reason", "").strip()
+            )
             messages.success(request, f"Run {run.pk} cancelled.")
         except DomainError as exc:
             messages.error(request, exc.detail)

@@ -21,6 +21,8 @@ from django.conf import settings
 
 from benchmarks_app.services.workers import bootstrap_token_create, worker_register
 from tests.factories import example, make_version, variant
+from worker.agent.execute import execute
+from worker.spec import RunSpec
 
 REPO = Path(settings.BASE_DIR)
 PYTHON = sys.executable
@@ -42,7 +44,17 @@ def wait_for(check: Callable[[], Any], timeout_s: float, what: str, every_s: flo
     raise AssertionError(f"timed out after {timeout_s} s waiting for {what}")
 
 
-HARDWARE = {"hostname": "gpu-box-1", "cpu_model": "AMD EPYC", "cpu_cores": 16, "memory_gib": 128.0, "gpus": []}
+HARDWARE = {
+    "hostname": "gpu-box-1",
+    "cpu_model": "AMD EPYC",
+    "cpu_cores": 16,
+    "memory_gib": 128.0,
+    "gpus": [],
+}
+GPU_HARDWARE = {
+    **HARDWARE,
+    "gpus": [{"name": "NVIDIA H200", "memory_total_gib": 139.8, "driver": "570.1", "cuda": "12.8"}],
+}
 
 
 def register(name: str = "w1", hardware: dict[str, Any] | None = None, caps: list[str] | None = None) -> Any:
@@ -82,7 +94,17 @@ class RedisServer:
 
     def start(self) -> None:
         self.proc = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+            [
+                "redis-server",
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
@@ -120,8 +142,16 @@ class OpenAIServer:
 def start_openai_server(*, tokens_per_chunk: int, step_ms: float) -> OpenAIServer:
     port = free_port()
     proc = subprocess.Popen(
-        [PYTHON, str(REPO / "tests/workers/openai_server.py"), "--port", str(port),
-         "--tokens-per-chunk", str(tokens_per_chunk), "--step-ms", str(step_ms)],
+        [
+            PYTHON,
+            str(REPO / "tests/workers/openai_server.py"),
+            "--port",
+            str(port),
+            "--tokens-per-chunk",
+            str(tokens_per_chunk),
+            "--step-ms",
+            str(step_ms),
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -163,8 +193,22 @@ class Agent:
         env = {**os.environ, "PYTHONPATH": str(REPO), "PYTHONUNBUFFERED": "1"}
         env.pop("DJANGO_SETTINGS_MODULE", None)  # the worker must not need Django
         self.proc = subprocess.Popen(
-            [PYTHON, "-m", "worker.run_cli", "run", "--url", url, "--bootstrap-token", bootstrap,
-             "--name", name, "--home", str(home), "--loglevel", "INFO"],
+            [
+                PYTHON,
+                "-m",
+                "worker.run_cli",
+                "run",
+                "--url",
+                url,
+                "--bootstrap-token",
+                bootstrap,
+                "--name",
+                name,
+                "--home",
+                str(home),
+                "--loglevel",
+                "INFO",
+            ],
             stdout=self.log.open("wb"),
             stderr=subprocess.STDOUT,
             cwd=REPO,
@@ -180,7 +224,9 @@ class Agent:
         return int(json.loads(path.read_text())["worker_id"])
 
     def wait_ready(self) -> None:
-        wait_for(lambda: b"ready." in self.log.read_bytes() or self._died(), 90, f"{self.name}'s Celery worker")
+        wait_for(
+            lambda: b"ready." in self.log.read_bytes() or self._died(), 90, f"{self.name}'s Celery worker"
+        )
         assert not self._died(), self.log.read_text()
 
     def _died(self) -> bool:
@@ -218,3 +264,39 @@ def agents(tmp_path: Path) -> Iterator[Callable[..., Agent]]:
     yield start
     for agent in started:
         agent.stop()
+
+
+@pytest.fixture(scope="session")
+def outcome_template() -> Iterator[dict[str, Any]]:
+    """A real result: the harness run against two OpenAI-compatible test servers."""
+    base = start_openai_server(tokens_per_chunk=1, step_ms=2)
+    cand = start_openai_server(tokens_per_chunk=3, step_ms=2)
+    engine = {"kind": "openai", "model": "test-model"}
+    arm = {"contract_version": 1, "digest": "sha256:" + "0" * 64, "speculation_method": "ngram"}
+    spec = RunSpec.model_validate(
+        {
+            "run_id": 1,
+            "attempt": 1,
+            "route": "contract-summaries",
+            "interleave": "abba_per_level",
+            "arms": {
+                "baseline": {**arm, "engine": {**engine, "base_url": base.url}},
+                "candidate": {**arm, "engine": {**engine, "base_url": cand.url}},
+            },
+            "workload": {"lane": "extraction", "dataset": "builtin:extraction"},
+            "load": {
+                "levels": [{"concurrency": 1}, {"concurrency": 2}],
+                "requests_per_level": 3,
+                "warmup_requests": 0,
+            },
+            "max_tokens": 8,
+            "sampling": {"temperature": 0.0},
+            "seed": 0,
+            "limits": {"soft_time_limit_s": 60, "time_limit_s": 120},
+        }
+    )
+    try:
+        yield execute(spec, lambda done, total: None)
+    finally:
+        for server in (base, cand):
+            server.proc.terminate()

@@ -40,13 +40,26 @@ def protocol(settings: Any, redis_server: RedisServer) -> RedisServer:
     return redis_server
 
 
-def _run(versions: Any, endpoints: dict[str, Any], *, worker: Worker | None = None, max_tokens: int = 24) -> Run:
+def _run(
+    versions: Any, endpoints: dict[str, Any], *, worker: Worker | None = None, max_tokens: int = 24
+) -> Run:
     baseline, candidate = versions
     return run_create(
-        route=baseline.route, baseline=baseline, candidate=candidate, lane="extraction", actor=None,
-        engine_kind="openai", endpoints=endpoints, worker=worker,
-        overrides={"concurrency": [1, 2], "requests_per_level": 4, "max_tokens": max_tokens,
-                   "warmup_requests": 0, "time_limit_s": 300},
+        route=baseline.route,
+        baseline=baseline,
+        candidate=candidate,
+        lane="extraction",
+        actor=None,
+        engine_kind="openai",
+        endpoints=endpoints,
+        worker=worker,
+        overrides={
+            "concurrency": [1, 2],
+            "requests_per_level": 4,
+            "max_tokens": max_tokens,
+            "warmup_requests": 0,
+            "time_limit_s": 300,
+        },
     )
 
 
@@ -59,7 +72,9 @@ def _finished(run_id: int, timeout_s: float, agents: list[Agent]) -> Run:
         return wait_for(done, timeout_s, f"run {run_id} to finish")
     except AssertionError:
         logs = "\n".join(a.log.read_text()[-4000:] for a in agents)
-        raise AssertionError(f"run {run_id} is {Run.objects.get(pk=run_id).state}; agent logs:\n{logs}") from None
+        raise AssertionError(
+            f"run {run_id} is {Run.objects.get(pk=run_id).state}; agent logs:\n{logs}"
+        ) from None
 
 
 def _start(agents: Callable[..., Agent], url: str, name: str) -> tuple[Agent, Worker]:
@@ -70,7 +85,11 @@ def _start(agents: Callable[..., Agent], url: str, name: str) -> tuple[Agent, Wo
 
 
 def test_a_dispatched_run_reaches_the_worker_and_its_result_lands(
-    live_server: Any, protocol: RedisServer, agents: Callable[..., Agent], versions: Any, endpoints: dict[str, Any]
+    live_server: Any,
+    protocol: RedisServer,
+    agents: Callable[..., Agent],
+    versions: Any,
+    endpoints: dict[str, Any],
 ) -> None:
     agent, worker = _start(agents, live_server.url, "w1")
     assert worker.queues[0] == f"worker.{worker.pk}" and worker.status == "online"
@@ -87,30 +106,55 @@ def test_a_dispatched_run_reaches_the_worker_and_its_result_lands(
     assert payload["candidate"]["levels"][0]["tokens_per_chunk"]["max"] == 3
     assert payload["baseline"]["levels"][0]["tokens_per_chunk"]["max"] == 1
     assert [(s["level_index"], s["arm"]) for s in payload["order"]] == [
-        (0, "baseline"), (0, "candidate"), (1, "candidate"), (1, "baseline")]
+        (0, "baseline"),
+        (0, "candidate"),
+        (1, "candidate"),
+        (1, "baseline"),
+    ]
     assert run.progress_done == run.progress_total == 16
 
     # A second worker's token cannot post the first one's results, over real HTTP.
     bootstrap, _ = bootstrap_token_create()
-    second = worker_register(bootstrap=bootstrap, name="w2", host="h", hardware=worker.hardware, engines={},
-                             capabilities=["openai"], agent_version="0.1.0", spec_versions=[1], extra_queues=[])
-    response = httpx.put(f"{live_server.url}/api/v1/runs/{run.pk}/result", json=payload,
-                         headers={"Authorization": f"Token {second.token}"})
+    second = worker_register(
+        bootstrap=bootstrap,
+        name="w2",
+        host="h",
+        hardware=worker.hardware,
+        engines={},
+        capabilities=["openai"],
+        agent_version="0.1.0",
+        spec_versions=[1],
+        extra_queues=[],
+    )
+    response = httpx.put(
+        f"{live_server.url}/api/v1/runs/{run.pk}/result",
+        json=payload,
+        headers={"Authorization": f"Token {second.token}"},
+    )
     assert response.status_code == 403
     assert RunResult.objects.filter(run=run).count() == 1
 
 
 def test_kill_9_of_the_worker_mid_run_requeues_it_on_another_worker_counted_once(
-    live_server: Any, protocol: RedisServer, agents: Callable[..., Agent], versions: Any, endpoints: dict[str, Any]
+    live_server: Any,
+    protocol: RedisServer,
+    agents: Callable[..., Agent],
+    versions: Any,
+    endpoints: dict[str, Any],
 ) -> None:
     first, w1 = _start(agents, live_server.url, "w1")
     second, w2 = _start(agents, live_server.url, "w2")
     run = _run(versions, endpoints, worker=w1, max_tokens=48)
-    wait_for(lambda: Run.objects.filter(pk=run.pk, state=RunState.RUNNING, progress_done__gt=0).exists(), 60,
-             "the run to be under way on w1")
+    wait_for(
+        lambda: Run.objects.filter(pk=run.pk, state=RunState.RUNNING, progress_done__gt=0).exists(),
+        60,
+        "the run to be under way on w1",
+    )
     first.kill_all()  # the agent and its pool process: the machine is gone
 
-    wait_for(lambda: Worker.objects.get(pk=w1.pk).status == "offline", OFFLINE_AFTER_S + 10, "w1 to go offline")
+    wait_for(
+        lambda: Worker.objects.get(pk=w1.pk).status == "offline", OFFLINE_AFTER_S + 10, "w1 to go offline"
+    )
     assert Run.objects.get(pk=run.pk).state == RunState.RUNNING  # until the sweep looks
     report = runs_sweep()
     assert report.requeued == [run.pk]
@@ -127,12 +171,19 @@ def test_kill_9_of_the_worker_mid_run_requeues_it_on_another_worker_counted_once
 
 
 def test_kill_9_of_the_task_process_redelivers_the_run_to_the_same_worker_counted_once(
-    live_server: Any, protocol: RedisServer, agents: Callable[..., Agent], versions: Any, endpoints: dict[str, Any]
+    live_server: Any,
+    protocol: RedisServer,
+    agents: Callable[..., Agent],
+    versions: Any,
+    endpoints: dict[str, Any],
 ) -> None:
     agent, worker = _start(agents, live_server.url, "w1")
     run = _run(versions, endpoints, worker=worker, max_tokens=48)
-    wait_for(lambda: Run.objects.filter(pk=run.pk, state=RunState.RUNNING, progress_done__gt=0).exists(), 60,
-             "the run to be under way")
+    wait_for(
+        lambda: Run.objects.filter(pk=run.pk, state=RunState.RUNNING, progress_done__gt=0).exists(),
+        60,
+        "the run to be under way",
+    )
     [child] = agent.children()
     os.kill(child, signal.SIGKILL)  # late ack + reject_on_worker_lost: the message goes back
 
@@ -145,9 +196,13 @@ def test_kill_9_of_the_task_process_redelivers_the_run_to_the_same_worker_counte
 
 
 def test_runs_dispatched_while_redis_is_down_are_delivered_once_after_restart(
-    live_server: Any, protocol: RedisServer, agents: Callable[..., Agent], versions: Any, endpoints: dict[str, Any]
+    live_server: Any,
+    protocol: RedisServer,
+    agents: Callable[..., Agent],
+    versions: Any,
+    endpoints: dict[str, Any],
 ) -> None:
-    agent, worker = _start(agents, live_server.url, "w1")
+    agent, _ = _start(agents, live_server.url, "w1")
     protocol.stop()
     runs = [_run(versions, endpoints, max_tokens=8) for _ in range(3)]  # to pool.any
     assert OutboxMessage.objects.filter(published_at__isnull=True).count() == 3
@@ -167,7 +222,11 @@ def test_runs_dispatched_while_redis_is_down_are_delivered_once_after_restart(
 
 
 def test_a_spec_of_another_version_is_refused_and_the_reason_lands_on_the_run(
-    live_server: Any, protocol: RedisServer, agents: Callable[..., Agent], versions: Any, endpoints: dict[str, Any]
+    live_server: Any,
+    protocol: RedisServer,
+    agents: Callable[..., Agent],
+    versions: Any,
+    endpoints: dict[str, Any],
 ) -> None:
     agent, worker = _start(agents, live_server.url, "w1")
     with transaction.atomic():  # as a control plane of a newer version would send it

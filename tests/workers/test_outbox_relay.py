@@ -21,15 +21,23 @@ from tests.workers.conftest import RedisServer
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
-ENDPOINTS = {"baseline": {"base_url": "http://127.0.0.1:1", "model": "m"},
-             "candidate": {"base_url": "http://127.0.0.1:2", "model": "m"}}
+ENDPOINTS = {
+    "baseline": {"base_url": "http://127.0.0.1:1", "model": "m"},
+    "candidate": {"base_url": "http://127.0.0.1:2", "model": "m"},
+}
 
 
 def _create(versions: Any, operator: Any, pool: str = "cpu") -> Run:
     baseline, candidate = versions
     return run_create(
-        route=baseline.route, baseline=baseline, candidate=candidate, lane="extraction", actor=operator,
-        engine_kind="openai", endpoints=ENDPOINTS, pool=pool,
+        route=baseline.route,
+        baseline=baseline,
+        candidate=candidate,
+        lane="extraction",
+        actor=operator,
+        engine_kind="openai",
+        endpoints=ENDPOINTS,
+        pool=pool,
         overrides={"concurrency": [1], "requests_per_level": 2, "max_tokens": 8},
     )
 
@@ -39,7 +47,9 @@ def _queued(server: RedisServer, queue: str) -> list[dict[str, Any]]:
     return [json.loads(raw) for raw in client.lrange(queue, 0, -1)]
 
 
-def test_a_created_run_is_published_after_commit(redis_server: RedisServer, versions: Any, operator: Any) -> None:
+def test_a_created_run_is_published_after_commit(
+    redis_server: RedisServer, versions: Any, operator: Any
+) -> None:
     with override_settings(CELERY_BROKER_URL=redis_server.url):
         run = _create(versions, operator)
     message = OutboxMessage.objects.get(run=run)
@@ -47,7 +57,10 @@ def test_a_created_run_is_published_after_commit(redis_server: RedisServer, vers
     [envelope] = _queued(redis_server, "pool.cpu")
     assert envelope["headers"]["task"] == "specpact.worker.run_benchmark"
     assert envelope["headers"]["id"] == f"run-{run.pk}-attempt-1"
-    assert envelope["headers"]["timelimit"] == [run.spec["limits"]["time_limit_s"], run.spec["limits"]["soft_time_limit_s"]]
+    assert envelope["headers"]["timelimit"] == [
+        run.spec["limits"]["time_limit_s"],
+        run.spec["limits"]["soft_time_limit_s"],
+    ]
 
 
 def test_with_redis_down_runs_are_still_created_and_delivered_once_it_is_back(

@@ -20,7 +20,10 @@ from tests.workers.conftest import HARDWARE
 
 pytestmark = pytest.mark.django_db
 
-H100 = {**HARDWARE, "gpus": [{"name": "NVIDIA H100 80GB HBM3", "memory_total_gib": 79.6, "driver": "550.54", "cuda": "12.4"}]}
+H100 = {
+    **HARDWARE,
+    "gpus": [{"name": "NVIDIA H100 80GB HBM3", "memory_total_gib": 79.6, "driver": "550.54", "cuda": "12.4"}],
+}
 
 
 def _register(token: str, **extra: Any) -> Any:
@@ -34,7 +37,9 @@ def _register(token: str, **extra: Any) -> Any:
         "capabilities": ["openai", "managed", "cuda"],
         **extra,
     }
-    return APIClient().post("/api/v1/workers/register", body, format="json", HTTP_AUTHORIZATION=f"Token {token}")
+    return APIClient().post(
+        "/api/v1/workers/register", body, format="json", HTTP_AUTHORIZATION=f"Token {token}"
+    )
 
 
 def test_createbootstraptoken_prints_the_token_alone_and_stores_its_hash() -> None:
@@ -70,8 +75,12 @@ def test_it_registers_a_worker_and_returns_its_own_token_and_queues() -> None:
 
 @pytest.mark.parametrize(
     ("name", "expected"),
-    [("NVIDIA H100 80GB HBM3", "gpu-h100"), ("NVIDIA A100-SXM4-80GB", "gpu-a100"),
-     ("NVIDIA GeForce RTX 4090", "gpu-rtx-4090"), ("NVIDIA H200", "gpu-h200")],
+    [
+        ("NVIDIA H100 80GB HBM3", "gpu-h100"),
+        ("NVIDIA A100-SXM4-80GB", "gpu-a100"),
+        ("NVIDIA GeForce RTX 4090", "gpu-rtx-4090"),
+        ("NVIDIA H200", "gpu-h200"),
+    ],
 )
 def test_hardware_class_comes_from_the_gpu_model(name: str, expected: str) -> None:
     assert hardware_class_of({"gpus": [{"name": name}]}) == expected
@@ -137,7 +146,9 @@ def test_an_admin_revokes_a_worker_and_its_token_stops_working(admin: Any, opera
     assert as_operator.post(f"/api/v1/workers/{worker.pk}/revoke", {"reason": "x"}).status_code == 403
     as_admin = APIClient()
     as_admin.force_login(admin)
-    response = as_admin.post(f"/api/v1/workers/{worker.pk}/revoke", {"reason": "decommissioned"}, format="json")
+    response = as_admin.post(
+        f"/api/v1/workers/{worker.pk}/revoke", {"reason": "decommissioned"}, format="json"
+    )
     assert response.status_code == 200 and response.json()["status"] == "revoked"
     beat = APIClient(HTTP_AUTHORIZATION=f"Token {token}").post("/api/v1/workers/heartbeat", {}, format="json")
     assert beat.status_code == 401

@@ -4,7 +4,6 @@ cancel, and the idempotent, validated result upload."""
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -13,39 +12,20 @@ from rest_framework.test import APIClient
 
 from benchmarks_app.choices import RunState
 from benchmarks_app.models import OutboxMessage, Run, RunResult
-from tests.workers.conftest import register, start_openai_server
-from worker.agent.execute import execute
-from worker.spec import RunSpec
+from tests.workers.conftest import register
 
 pytestmark = pytest.mark.django_db
 
 # A closed port: the dispatch kick after commit fails fast and the row stays pending, so
 # these tests touch no broker (the relay's own tests use a real Redis).
 NO_BROKER = "redis://127.0.0.1:9/0"
-SMALL = {"engine": "openai", "concurrency": [1, 2], "requests_per_level": 3, "max_tokens": 8, "warmup_requests": 0}
-
-
-@pytest.fixture(scope="session")
-def outcome_template() -> Iterator[dict[str, Any]]:
-    """A real result: the harness run against two OpenAI-compatible test servers."""
-    base = start_openai_server(tokens_per_chunk=1, step_ms=2)
-    cand = start_openai_server(tokens_per_chunk=3, step_ms=2)
-    engine = {"kind": "openai", "model": "test-model"}
-    arm = {"contract_version": 1, "digest": "sha256:" + "0" * 64, "speculation_method": "ngram"}
-    spec = RunSpec.model_validate({
-        "run_id": 1, "attempt": 1, "route": "contract-summaries", "interleave": "abba_per_level",
-        "arms": {"baseline": {**arm, "engine": {**engine, "base_url": base.url}},
-                 "candidate": {**arm, "engine": {**engine, "base_url": cand.url}}},
-        "workload": {"lane": "extraction", "dataset": "builtin:extraction"},
-        "load": {"levels": [{"concurrency": 1}, {"concurrency": 2}], "requests_per_level": 3, "warmup_requests": 0},
-        "max_tokens": 8, "sampling": {"temperature": 0.0}, "seed": 0,
-        "limits": {"soft_time_limit_s": 60, "time_limit_s": 120},
-    })
-    try:
-        yield execute(spec, lambda done, total: None)
-    finally:
-        for server in (base, cand):
-            server.proc.terminate()
+SMALL = {
+    "engine": "openai",
+    "concurrency": [1, 2],
+    "requests_per_level": 3,
+    "max_tokens": 8,
+    "warmup_requests": 0,
+}
 
 
 @pytest.fixture
@@ -55,9 +35,17 @@ def run(versions: Any, operator: Any) -> Run:
     with override_settings(CELERY_BROKER_URL=NO_BROKER):
         response = client.post(
             "/api/v1/runs/",
-            {"route": "contract-summaries", "baseline_version": 1, "candidate_version": 2, "lane": "extraction",
-             "endpoints": {"baseline": {"base_url": "http://127.0.0.1:1", "model": "m"},
-                           "candidate": {"base_url": "http://127.0.0.1:2", "model": "m"}}, **SMALL},
+            {
+                "route": "contract-summaries",
+                "baseline_version": 1,
+                "candidate_version": 2,
+                "lane": "extraction",
+                "endpoints": {
+                    "baseline": {"base_url": "http://127.0.0.1:1", "model": "m"},
+                    "candidate": {"base_url": "http://127.0.0.1:2", "model": "m"},
+                },
+                **SMALL,
+            },
             format="json",
         )
     assert response.status_code == 201, response.content
@@ -82,29 +70,46 @@ def test_creating_a_run_writes_its_dispatch_in_the_same_transaction(run: Run) ->
     assert run.progress_total == 2 * 2 * 3
 
 
-def test_viewers_cannot_create_runs_and_bad_input_is_a_problem(versions: Any, viewer: Any, operator: Any) -> None:
+def test_viewers_cannot_create_runs_and_bad_input_is_a_problem(
+    versions: Any, viewer: Any, operator: Any
+) -> None:
     client = APIClient()
     client.force_login(viewer)
     assert client.post("/api/v1/runs/", {}, format="json").status_code == 403
     client.force_login(operator)
-    response = client.post("/api/v1/runs/", {"route": "contract-summaries", "candidate_version": 2,
-                                             "baseline_version": 1, "lane": "chat"}, format="json")
+    response = client.post(
+        "/api/v1/runs/",
+        {"route": "contract-summaries", "candidate_version": 2, "baseline_version": 1, "lane": "chat"},
+        format="json",
+    )
     assert response.status_code == 400 and response["Content-Type"] == "application/problem+json"
     assert response.json()["errors"][0]["path"] == "lane"
-    response = client.post("/api/v1/runs/", {"route": "contract-summaries", "candidate_version": 2,
-                                             "baseline_version": 1, "lane": "extraction", "engine": "openai"},
-                           format="json")
+    response = client.post(
+        "/api/v1/runs/",
+        {
+            "route": "contract-summaries",
+            "candidate_version": 2,
+            "baseline_version": 1,
+            "lane": "extraction",
+            "engine": "openai",
+        },
+        format="json",
+    )
     assert response.status_code == 400
     assert {e["path"] for e in response.json()["errors"]} == {"endpoints.baseline", "endpoints.candidate"}
     assert not Run.objects.exists()
 
 
-def test_the_worker_claims_reports_progress_and_uploads_once(run: Run, outcome_template: dict[str, Any]) -> None:
+def test_the_worker_claims_reports_progress_and_uploads_once(
+    run: Run, outcome_template: dict[str, Any]
+) -> None:
     reg = register("w1")
     client = _worker_client(reg.token)
     start = client.post(f"/api/v1/runs/{run.pk}/start", {"attempt": 1}, format="json")
     assert start.status_code == 200 and start.json()["state"] == "running"
-    progress = client.post(f"/api/v1/runs/{run.pk}/progress", {"attempt": 1, "done": 5, "total": 12}, format="json")
+    progress = client.post(
+        f"/api/v1/runs/{run.pk}/progress", {"attempt": 1, "done": 5, "total": 12}, format="json"
+    )
     assert progress.status_code == 200 and progress.json()["progress"] == {"done": 5, "total": 12}
 
     payload = _payload(outcome_template, run)
@@ -123,20 +128,26 @@ def test_the_worker_claims_reports_progress_and_uploads_once(run: Run, outcome_t
 def test_another_workers_token_cannot_post_the_result(run: Run, outcome_template: dict[str, Any]) -> None:
     owner, other = register("w1"), register("w2")
     _worker_client(owner.token).post(f"/api/v1/runs/{run.pk}/start", {"attempt": 1}, format="json")
-    response = _worker_client(other.token).put(f"/api/v1/runs/{run.pk}/result", _payload(outcome_template, run),
-                                                format="json")
+    response = _worker_client(other.token).put(
+        f"/api/v1/runs/{run.pk}/result", _payload(outcome_template, run), format="json"
+    )
     assert response.status_code == 403
     assert "belongs to worker" in response.json()["detail"]
-    assert _worker_client(other.token).post(f"/api/v1/runs/{run.pk}/start", {"attempt": 1},
-                                            format="json").status_code == 403
+    assert (
+        _worker_client(other.token)
+        .post(f"/api/v1/runs/{run.pk}/start", {"attempt": 1}, format="json")
+        .status_code
+        == 403
+    )
     assert not RunResult.objects.exists()
 
 
 def test_a_users_token_cannot_post_results(run: Run, operator: Any, outcome_template: dict[str, Any]) -> None:
     client = APIClient()
     client.force_login(operator)
-    assert client.put(f"/api/v1/runs/{run.pk}/result", _payload(outcome_template, run),
-                      format="json").status_code in (401, 403)
+    assert client.put(
+        f"/api/v1/runs/{run.pk}/result", _payload(outcome_template, run), format="json"
+    ).status_code in (401, 403)
 
 
 def _impossible(template: dict[str, Any], run: Run, change: str) -> dict[str, Any]:
@@ -158,11 +169,13 @@ def _impossible(template: dict[str, Any], run: Run, change: str) -> dict[str, An
 
 @pytest.mark.parametrize(
     ("change", "path_part"),
-    [("negative_latency", "candidate.levels[1].requests[0].ttft_ms"),
-     ("too_many_tokens", "candidate"),
-     ("wrong_levels", "baseline.levels"),
-     ("other_run", "run_id"),
-     ("garbage", "baseline")],
+    [
+        ("negative_latency", "candidate.levels[1].requests[0].ttft_ms"),
+        ("too_many_tokens", "candidate"),
+        ("wrong_levels", "baseline.levels"),
+        ("other_run", "run_id"),
+        ("garbage", "baseline"),
+    ],
 )
 def test_a_malformed_or_impossible_result_is_a_400_with_paths_and_stored_nowhere(
     run: Run, outcome_template: dict[str, Any], change: str, path_part: str
@@ -170,7 +183,9 @@ def test_a_malformed_or_impossible_result_is_a_400_with_paths_and_stored_nowhere
     reg = register("w1")
     client = _worker_client(reg.token)
     client.post(f"/api/v1/runs/{run.pk}/start", {"attempt": 1}, format="json")
-    response = client.put(f"/api/v1/runs/{run.pk}/result", _impossible(outcome_template, run, change), format="json")
+    response = client.put(
+        f"/api/v1/runs/{run.pk}/result", _impossible(outcome_template, run, change), format="json"
+    )
     assert response.status_code == 400, response.content
     assert response["Content-Type"] == "application/problem+json"
     paths = [e["path"] for e in response.json()["errors"]]
@@ -184,11 +199,15 @@ def test_a_result_for_a_stale_attempt_is_refused(run: Run, outcome_template: dic
     reg = register("w1")
     client = _worker_client(reg.token)
     client.post(f"/api/v1/runs/{run.pk}/start", {"attempt": 1}, format="json")
-    response = client.put(f"/api/v1/runs/{run.pk}/result", _payload(outcome_template, run, attempt=2), format="json")
+    response = client.put(
+        f"/api/v1/runs/{run.pk}/result", _payload(outcome_template, run, attempt=2), format="json"
+    )
     assert response.status_code == 409 and response.json()["code"] == "stale_attempt"
 
 
-def test_cancel_stops_progress_and_refuses_the_result(run: Run, operator: Any, outcome_template: dict[str, Any]) -> None:
+def test_cancel_stops_progress_and_refuses_the_result(
+    run: Run, operator: Any, outcome_template: dict[str, Any]
+) -> None:
     reg = register("w1")
     client = _worker_client(reg.token)
     client.post(f"/api/v1/runs/{run.pk}/start", {"attempt": 1}, format="json")
@@ -197,7 +216,9 @@ def test_cancel_stops_progress_and_refuses_the_result(run: Run, operator: Any, o
     cancel = as_operator.post(f"/api/v1/runs/{run.pk}/cancel", {"reason": "wrong lane"}, format="json")
     assert cancel.status_code == 200 and cancel.json()["state"] == "cancelled"
     assert "wrong lane" in cancel.json()["last_error"]
-    progress = client.post(f"/api/v1/runs/{run.pk}/progress", {"attempt": 1, "done": 1, "total": 12}, format="json")
+    progress = client.post(
+        f"/api/v1/runs/{run.pk}/progress", {"attempt": 1, "done": 1, "total": 12}, format="json"
+    )
     assert progress.status_code == 409
     result = client.put(f"/api/v1/runs/{run.pk}/result", _payload(outcome_template, run), format="json")
     assert result.status_code == 409 and not RunResult.objects.exists()
@@ -219,7 +240,9 @@ def test_a_worker_timeout_ends_the_run_timed_out(run: Run) -> None:
     reg = register("w1")
     client = _worker_client(reg.token)
     client.post(f"/api/v1/runs/{run.pk}/start", {"attempt": 1}, format="json")
-    client.post(f"/api/v1/runs/{run.pk}/fail", {"attempt": 1, "kind": "timeout", "reason": "over 60 s"}, format="json")
+    client.post(
+        f"/api/v1/runs/{run.pk}/fail", {"attempt": 1, "kind": "timeout", "reason": "over 60 s"}, format="json"
+    )
     run.refresh_from_db()
     assert run.state == RunState.TIMED_OUT and run.last_error == "over 60 s"
 

@@ -29,7 +29,10 @@ app = Celery("specpact-worker", set_as_current=False)
 def configure(credentials: Credentials, *, broker_url: str | None = None) -> Celery:
     app.conf.update(
         broker_url=broker_url or credentials.broker_url,
-        broker_transport_options={"visibility_timeout": credentials.visibility_timeout_s},
+        broker_transport_options={
+            **credentials.broker_transport_options,
+            "visibility_timeout": credentials.visibility_timeout_s,
+        },
         broker_connection_retry_on_startup=True,
         broker_connection_max_retries=None,
         task_acks_late=True,

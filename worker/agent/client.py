@@ -43,7 +43,13 @@ def _raise_for(response: httpx.Response) -> None:
     code = body.get("code", "") if isinstance(body, dict) else ""
     if isinstance(body, dict) and body.get("errors"):
         detail += " " + "; ".join(f"{e.get('path')}: {e.get('message')}" for e in body["errors"][:10])
-    kind = Transient if response.status_code in _TRANSIENT_STATUS else Refused if response.status_code == 409 else ApiError
+    kind = (
+        Transient
+        if response.status_code in _TRANSIENT_STATUS
+        else Refused
+        if response.status_code == 409
+        else ApiError
+    )
     raise kind(response.status_code, str(detail), str(code), body)
 
 
@@ -88,7 +94,9 @@ class ApiClient:
         return self._send("POST", f"runs/{run_id}/start", json={"attempt": attempt})
 
     def progress(self, run_id: int, attempt: int, done: int, total: int) -> dict[str, Any]:
-        return self._send("POST", f"runs/{run_id}/progress", json={"attempt": attempt, "done": done, "total": total})
+        return self._send(
+            "POST", f"runs/{run_id}/progress", json={"attempt": attempt, "done": done, "total": total}
+        )
 
     def fail(self, run_id: int, attempt: int, kind: str, reason: str) -> dict[str, Any]:
         body = {"attempt": attempt, "kind": kind, "reason": reason[:4000]}

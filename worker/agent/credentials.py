@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ class Credentials:
     broker_url: str
     heartbeat_interval_s: int
     visibility_timeout_s: int
+    broker_transport_options: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_registration(cls, url: str, body: dict[str, Any]) -> Credentials:
@@ -38,6 +39,7 @@ class Credentials:
             broker_url=body["broker_url"],
             heartbeat_interval_s=int(body["heartbeat_interval_s"]),
             visibility_timeout_s=int(body["visibility_timeout_s"]),
+            broker_transport_options=dict(body.get("broker_transport_options") or {}),
         )
 
     def save(self, path: Path) -> None:

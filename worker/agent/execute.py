@@ -41,7 +41,9 @@ def _level_workloads(spec: RunSpec, folder: Path) -> list[str]:
 
     workload = load_workload(_lane_name(spec.workload.dataset))
     per_level = spec.load.warmup_requests + spec.load.requests_per_level
-    _, slices, _ = assign_prompts(workload, seed=spec.seed, warmup=0, per_level=[per_level] * len(spec.load.levels))
+    _, slices, _ = assign_prompts(
+        workload, seed=spec.seed, warmup=0, per_level=[per_level] * len(spec.load.levels)
+    )
     paths = []
     for i, prompts in enumerate(slices):
         path = folder / f"level-{i}" / f"{workload.name}.jsonl"
@@ -52,7 +54,12 @@ def _level_workloads(spec: RunSpec, folder: Path) -> list[str]:
             if p.id in seen:  # a small prompt set wraps around; a file can't repeat an id
                 continue
             seen.add(p.id)
-            line: dict[str, Any] = {"id": p.id, "prompt": p.text, "lane": workload.name, "version": workload.version}
+            line: dict[str, Any] = {
+                "id": p.id,
+                "prompt": p.text,
+                "lane": workload.name,
+                "version": workload.version,
+            }
             if workload.sampling is not None:
                 line["sampling"] = workload.sampling.model_dump()
             lines.append(json.dumps(line))
@@ -123,8 +130,14 @@ def execute(spec: RunSpec, progress: Progress) -> dict[str, Any]:
         finished = datetime.now(UTC)
         pieces[arm].append((level_indexes[0], result))
         for i in level_indexes:
-            order.append({"level_index": i, "arm": arm, "started_at": started.isoformat(),
-                          "finished_at": finished.isoformat()})
+            order.append(
+                {
+                    "level_index": i,
+                    "arm": arm,
+                    "started_at": started.isoformat(),
+                    "finished_at": finished.isoformat(),
+                }
+            )
         done = base + len(level_indexes) * spec.load.requests_per_level
         progress(done, total)
 

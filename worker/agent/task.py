@@ -67,13 +67,17 @@ def _upload(client: ApiClient, state: AgentState, spec: RunSpec, outcome: dict[s
     except ApiError as exc:
         # The control plane found the result impossible: say so on the run.
         state.forget_result(spec.run_id, spec.attempt)
-        _report_failure(client, spec.run_id, spec.attempt, "error", f"the control plane refused the result: {exc}")
+        _report_failure(
+            client, spec.run_id, spec.attempt, "error", f"the control plane refused the result: {exc}"
+        )
         return "result refused"
     state.forget_result(spec.run_id, spec.attempt)
     return "uploaded" if body.get("created") else "already uploaded"
 
 
-@app.task(name=RUN_TASK_NAME, bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=UPLOAD_RETRIES)
+@app.task(
+    name=RUN_TASK_NAME, bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=UPLOAD_RETRIES
+)
 def run_benchmark_task(self: Task, spec_json: str) -> dict[str, Any]:
     client, state = _agent()
     try:
@@ -110,7 +114,9 @@ def _run(task: Task, client: ApiClient, state: AgentState, spec_json: str) -> di
         return {"outcome": "cancelled", "reason": str(exc)}
     except SoftTimeLimitExceeded:
         limit = spec.limits.soft_time_limit_s
-        _report_failure(client, spec.run_id, spec.attempt, "timeout", f"the run exceeded its time limit of {limit} s")
+        _report_failure(
+            client, spec.run_id, spec.attempt, "timeout", f"the run exceeded its time limit of {limit} s"
+        )
         return {"outcome": "timed_out"}
     except Exception as exc:
         log.error("run %s failed:\n%s", spec.run_id, traceback.format_exc())
