@@ -12,7 +12,7 @@ import aiohttp
 
 from worker.harness import speculation as spec
 from worker.harness.aggregate import build_level
-from worker.harness.loadgen import Job, LoadGenerator, Progress, endpoint
+from worker.harness.loadgen import Job, LoadGenerator, Progress
 from worker.harness.plan import BenchPlan
 from worker.harness.results import LevelResult, SpeculationNotReported, SpeculationReported
 from worker.harness.stream import Exchange, to_record
@@ -67,21 +67,20 @@ async def run_levels(
     deadline: float | None,
     warnings: list[str],
 ) -> list[LevelResult]:
-    max_conn = max(int(v) for kind, v, _ in levels) if plan.concurrency is not None else 0
+    first = int(levels[0][1]) if levels and levels[0][0] == "concurrency" else 1
     gen = LoadGenerator(
-        url=endpoint(target.base_url, target.api),
+        base_url=target.base_url,
+        api=target.api,
         api_key=target.api_key,
         request_timeout_s=plan.request_timeout_s,
         stall_timeout_s=plan.stall_timeout_s,
-        max_connections=max(max_conn, len(warmup), 1) if max_conn else 0,
         progress=progress,
     )
     results: list[LevelResult] = []
-    async with gen:
-        assert gen.session is not None
+    async with gen, aiohttp.ClientSession() as session:
         if warmup:
             progress.label, progress.done, progress.total = "warm-up", 0, len(warmup)
-            await gen.closed_loop(warmup, min(len(warmup), max(max_conn, 1)), None)
+            await gen.closed_loop(warmup, min(len(warmup), first), None)
         for kind, value, jobs in levels:
             if deadline is not None and perf_counter() >= deadline:
                 warnings.append(f"time budget spent: level {kind}={value:g} not run")
@@ -89,7 +88,7 @@ async def run_levels(
             progress.label = f"{kind}={value:g}"
             progress.done, progress.total, progress.errors_hint = 0, len(jobs), 0
             counters_before = (
-                await _counters(gen.session, target) if target.server in spec.COUNTER_PREFIX else None
+                await _counters(session, target) if target.server in spec.COUNTER_PREFIX else None
             )
             if kind == "concurrency":
                 exchanges = await gen.closed_loop(jobs, int(value), deadline)
@@ -102,7 +101,7 @@ async def run_levels(
                     seed=plan.seed,
                     deadline=deadline,
                 )
-            speculation = await _level_speculation(gen.session, target, counters_before)
+            speculation = await _level_speculation(session, target, counters_before)
             results.append(_finish_level(plan, kind, value, jobs, exchanges, speculation, count_tokens))
     return results
 

@@ -1,9 +1,10 @@
 """The async streaming load generator for OpenAI-compatible servers.
 
 Accuracy under hundreds of concurrent streams on a small CPU comes from doing almost
-nothing per chunk: each socket read appends ``(perf_counter(), bytes)`` to a list, and
-parsing waits until the level is over (``stream.to_record``). One aiohttp session and
-connection pool serve the whole run, so connections are reused across levels.
+nothing per chunk: each socket read appends ``(perf_counter(), bytes)`` to a list (in
+``http1``, at the moment the bytes reach Python), and SSE/JSON parsing waits until the
+level is over (``stream.to_record``). One keep-alive connection pool serves the whole
+run, and each closed-loop level opens its connections before its clock starts.
 """
 
 from __future__ import annotations
@@ -15,13 +16,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from time import perf_counter
 from typing import Any
+from urllib.parse import urlsplit
 
-import aiohttp
-
+from worker.harness.http1 import ClosedBeforeResponse, Http1Pool, HttpError
 from worker.harness.results import Sampling
 from worker.harness.stream import Exchange
-
-_ERROR_BODY_LIMIT = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,62 +82,75 @@ def request_body(
 
 
 class LoadGenerator:
+    """Sends jobs over one keep-alive connection pool and records what came back."""
+
     def __init__(
         self,
         *,
-        url: str,
+        base_url: str,
+        api: str,
         api_key: str | None,
         request_timeout_s: float,
         stall_timeout_s: float,
-        max_connections: int,
         progress: Progress,
     ) -> None:
-        self.url = url
+        self.pool = Http1Pool(base_url)
+        self.path = urlsplit(endpoint(base_url, api)).path
         self.headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
         if api_key:
             self.headers["Authorization"] = f"Bearer {api_key}"
-        self.timeout = aiohttp.ClientTimeout(total=request_timeout_s, sock_read=stall_timeout_s)
         self.request_timeout_s, self.stall_timeout_s = request_timeout_s, stall_timeout_s
-        self.max_connections = max_connections
         self.progress = progress
-        self.session: aiohttp.ClientSession | None = None
+        self._watchdog: asyncio.Task[None] | None = None
 
     async def __aenter__(self) -> LoadGenerator:
-        connector = aiohttp.TCPConnector(limit=self.max_connections, limit_per_host=0, keepalive_timeout=120)
-        self.session = aiohttp.ClientSession(connector=connector, timeout=self.timeout)
+        self._watchdog = asyncio.create_task(self._watch())
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        if self.session is not None:
-            await self.session.close()
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+        self.pool.close()
+
+    async def _watch(self) -> None:
+        """Fails stalled and overdue requests: one pass over the in-flight requests every
+        fraction of a second instead of a timer per read."""
+        interval = min(0.25, self.stall_timeout_s / 4, self.request_timeout_s / 4)
+        while True:
+            await asyncio.sleep(interval)
+            now = perf_counter()
+            for ex in list(self.pool.inflight):
+                if now - ex.resp.last_activity > self.stall_timeout_s:
+                    ex.fail(HttpError(f"stalled: no data for {self.stall_timeout_s:g} s"))
+                elif now - ex.sent > self.request_timeout_s:
+                    ex.fail(HttpError(f"timed out after {self.request_timeout_s:g} s"))
 
     async def send(self, job: Job, level_start: float, scheduled: float | None = None) -> Exchange:
-        assert self.session is not None
         ex = Exchange(prompt_id=job.prompt_id, level_start=level_start, scheduled=scheduled)
-        reads = ex.reads
-        append = reads.append
-        ex.sent = perf_counter()
-        try:
-            async with self.session.post(self.url, data=job.body, headers=self.headers) as resp:
+        data = self.pool.build("POST", self.path, job.body, self.headers)
+        for attempt in (0, 1):
+            try:
+                ex.sent, pending, reused = await self.pool.request(data)
+            except HttpError as exc:
+                ex.sent = perf_counter()
+                ex.transport_error = str(exc)
+                break
+            try:
+                resp = await pending.done
+            except ClosedBeforeResponse as exc:
+                if reused and attempt == 0:
+                    continue  # the server had closed the idle keep-alive connection
+                ex.transport_error = str(exc)
+            except HttpError as exc:
+                ex.transport_error = str(exc)
+            else:
                 ex.status = resp.status
-                ex.content_type = resp.headers.get("Content-Type", "")
-                if resp.status != 200:
-                    ex.body = await resp.content.read(_ERROR_BODY_LIMIT)
-                else:
-                    # The hot loop: one timestamp per socket read, nothing else.
-                    async for data in resp.content.iter_any():
-                        append((perf_counter(), data))
-        except aiohttp.SocketTimeoutError:
-            ex.transport_error = f"stalled: no data for {self.stall_timeout_s:g} s"
-        except aiohttp.ConnectionTimeoutError:
-            ex.transport_error = "connection timed out"
-        except TimeoutError:
-            ex.transport_error = f"timed out after {self.request_timeout_s:g} s"
-        except aiohttp.ClientPayloadError as exc:
-            ex.transport_error = f"stream dropped: {exc}"
-        except aiohttp.ClientError as exc:
-            ex.transport_error = f"connection error: {type(exc).__name__}: {exc}"
-        ex.ended = perf_counter()
+                ex.content_type = resp.headers.get("content-type", "")
+                ex.reads, ex.body = resp.reads, resp.body
+            ex.ended = pending.resp.last_activity
+            break
+        if not ex.ended:
+            ex.ended = perf_counter()
         if ex.transport_error is not None or ex.status != 200:
             self.progress.errors_hint += 1
         self.progress.done += 1
@@ -150,6 +162,7 @@ class LoadGenerator:
         """``concurrency`` slots; each sends its next job as soon as its previous one ends."""
         results: list[Exchange | None] = [None] * len(jobs)
         queue = iter(enumerate(jobs))
+        await self.pool.warm(min(concurrency, len(jobs)))
         level_start = perf_counter()
 
         async def slot() -> None:
@@ -181,6 +194,7 @@ class LoadGenerator:
                 t += rng.gammavariate(gamma_shape, 1.0 / (rate * gamma_shape))
             else:
                 t += rng.expovariate(rate)
+        await self.pool.warm(min(len(jobs), max(1, int(rate))))
         level_start = perf_counter()
         tasks: list[asyncio.Task[Exchange]] = []
         for job, offset in zip(jobs, offsets, strict=True):
