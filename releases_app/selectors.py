@@ -33,7 +33,3 @@ def release_decisions(release: Release) -> list[Decision]:
 def release_timeline(release: Release) -> AuditEventQuerySet:
     """The release's audit events, oldest first."""
     return AuditEvent.objects.for_object("release", release.pk).select_related("actor").order_by("id")
-
-
-def open_release_of(route: Any) -> Release | None:
-    return Release.objects.open().filter(route=route).first()

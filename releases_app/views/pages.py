@@ -3,6 +3,7 @@ DomainError becomes an error message on the page, never a 500."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 from django import forms
@@ -16,7 +17,6 @@ from django.views.decorators.http import require_POST
 
 from accounts_app.permissions import has_role
 from audit_app.actors import actor_from_request
-from contracts_app.document import Change
 from contracts_app.views.diff_table import side_by_side
 from releases_app import selectors, services
 from releases_app.choices import GateVerdict, ReleaseState
@@ -74,13 +74,12 @@ def release_detail(request: HttpRequest, release_id: int) -> HttpResponse:
     release = _release_or_404(request, release_id)
     actions = allowed_actions(request, release)
     initial = {"lock_version": release.lock_version}
-    runs = list(release.runs.order_by("id")) if hasattr(release, "runs") else []
     context: dict[str, Any] = {
         "release": release,
-        "rows": side_by_side([Change(**change) for change in release.diff]),
+        # Stored as dicts; the diff table reads attributes.
+        "rows": side_by_side([SimpleNamespace(**change) for change in release.diff]),
         "decisions": selectors.release_decisions(release),
         "timeline": selectors.release_timeline(release),
-        "runs": runs,
         "actions": actions,
         "gate_failed": release.gate_verdict == GateVerdict.FAIL,
         "approve_form": ApproveForm(initial=initial),
