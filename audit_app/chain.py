@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from datetime import UTC, datetime
 from typing import Any, TypedDict
 
@@ -19,12 +20,27 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def _numbers(value: Any) -> Any:
+    """PostgreSQL's jsonb keeps numbers as decimals: 1e+20 comes back as the integer
+    100000000000000000000, and NaN is refused. Store integral floats as ints and
+    non-finite ones as strings, so what is hashed is what is read back."""
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return str(value)
+        return int(value) if value.is_integer() else value
+    if isinstance(value, dict):
+        return {k: _numbers(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_numbers(v) for v in value]
+    return value
+
+
 def json_safe(value: Any) -> Any:
     """What a JSON column gives back: dates, decimals and UUIDs become strings, so the
     hash computed before the insert equals the one recomputed after reading the row."""
     if value is None:
         return None
-    return json.loads(json.dumps(value, default=str))
+    return _numbers(json.loads(json.dumps(value, default=str)))
 
 
 def event_hash(

@@ -26,6 +26,25 @@ def test_events_link_to_their_predecessor_and_verify() -> None:
     assert verify_chain() == {"valid": True, "events": 3, "first_broken": None}
 
 
+def test_awkward_values_hash_the_same_after_a_round_trip_through_jsonb() -> None:
+    from datetime import datetime
+    from decimal import Decimal
+
+    odd = {
+        "big": 1e20,
+        "tiny": 1.5e-7,
+        "one": 1.0,
+        "nan": float("nan"),
+        "when": datetime(2026, 1, 2, 3, 4, 5),
+        "price": Decimal("1.10"),
+        "text": "ünïcode ✓",
+        "nested": [{"b": 2, "a": [0.1, 2.5e-12]}],
+    }
+    audit_record(actor=None, action="test.odd", obj_type="thing", obj_id=1, before=odd, after=odd)
+    assert verify_chain()["valid"]
+    assert AuditEvent.objects.get().after["big"] == 10**20
+
+
 def test_an_empty_chain_is_valid() -> None:
     assert verify_chain() == {"valid": True, "events": 0, "first_broken": None}
 
