@@ -20,7 +20,16 @@ from worker.harness.results import BenchResult, SpeculationReported
 from worker.harness.runner import run_benchmark
 from worker.workloads import load_workload
 
-SCHEDULE = ("--ttft-ms", "100", "--ttft-per-stream-ms", "0.2", "--step-ms", "20", "--step-per-stream-ms", "0.1")
+SCHEDULE = (
+    "--ttft-ms",
+    "100",
+    "--ttft-per-stream-ms",
+    "0.2",
+    "--step-ms",
+    "20",
+    "--step-per-stream-ms",
+    "0.1",
+)
 
 
 def _within(measured: float, truth: float) -> bool:

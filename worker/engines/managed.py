@@ -18,6 +18,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO
 
+from worker.engines.llamacpp import resolve_argv0
 from worker.harness.plan import ManagedEngine
 
 _TAIL_BYTES = 4000
@@ -46,6 +47,7 @@ class ManagedServer:
         self.proc: subprocess.Popen[bytes] | None = None
         self._log: IO[bytes] | None = None
         self.version: str | None = None
+        self.argv: list[str] = list(cfg.argv)  # as launched (argv[0] resolved)
 
     @property
     def pid(self) -> int | None:
@@ -61,9 +63,10 @@ class ManagedServer:
     def __enter__(self) -> ManagedServer:
         self._log = tempfile.NamedTemporaryFile(prefix="specpact-engine-", suffix=".log", delete=False)
         env = {**os.environ, **self.cfg.env}
+        self.argv = resolve_argv0(self.cfg.argv)
         try:
             self.proc = subprocess.Popen(
-                self.cfg.argv, stdout=self._log, stderr=subprocess.STDOUT, env=env, start_new_session=True
+                self.argv, stdout=self._log, stderr=subprocess.STDOUT, env=env, start_new_session=True
             )
         except OSError as exc:
             self._cleanup_log()
@@ -121,7 +124,7 @@ class ManagedServer:
                     return data[key]
         try:
             out = subprocess.run(
-                [self.cfg.argv[0], "--version"],
+                [self.argv[0], "--version"],
                 capture_output=True,
                 timeout=30,
                 env={**os.environ, **self.cfg.env},

@@ -241,7 +241,9 @@ class Http1Pool:
         """Open connections ahead of a level, so its first requests don't pay for them."""
         missing = n - len(self.idle)
         if missing > 0:
-            self.idle.extend(await asyncio.gather(*(self._connect() for _ in range(missing))))
+            opened = await asyncio.gather(*(self._connect() for _ in range(missing)), return_exceptions=True)
+            # A failed connect is not fatal here: each request then records its own error.
+            self.idle.extend(c for c in opened if isinstance(c, _Connection))
 
     async def request(self, data: bytes) -> tuple[float, _Exchange, bool]:
         """Sends ``data`` on an idle connection (or a new one) with one synchronous write.

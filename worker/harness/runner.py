@@ -136,7 +136,7 @@ def run_benchmark(plan: BenchPlan, progress: ProgressCallback | None = None) -> 
                     sampler.peak_gib,
                     "sampled every 0.5 s (engine process tree or GPU)",
                 )
-                info = _engine_info(engine, version=server.version, command=list(engine.argv))
+                info = _engine_info(engine, version=server.version, command=server.argv)
         else:
             level_results = _run_openai(
                 plan, engine, sampling, warm, levels, level_prompts, state, deadline, warnings

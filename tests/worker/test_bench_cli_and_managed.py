@@ -1,0 +1,116 @@
+"""`specpact-worker bench` end to end, and managed engines: launch, health, stop."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.worker.conftest import REPO, write_prompts
+from worker.engines.managed import EngineStartError, ManagedServer
+from worker.harness.plan import BenchPlan, ManagedEngine
+from worker.harness.results import BenchResult
+from worker.harness.runner import run_benchmark
+
+LEVEL_KEYS = {"ttft_ms", "tpot_ms", "itl_chunk_ms", "e2e_ms", "tokens_per_chunk", "output_tokens_per_s",
+              "requests_per_s", "errors", "requests"}  # fmt: skip
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "worker.cli", *args], cwd=REPO, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_bench_writes_one_entry_per_level_and_a_table(reference_server, tmp_path: Path) -> None:
+    server = reference_server("--ttft-ms", "5", "--step-ms", "2")
+    out = tmp_path / "r.json"
+    done = _cli(
+        "bench", "--base-url", server.base_url, "--model", "ref", "--concurrency", "1,4", "--requests", "6",
+        "--max-tokens", "32", "--workload", "extraction", "--api", "chat", "--server", "vllm", "--out", str(out),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    data = json.loads(out.read_text())
+    BenchResult.model_validate(data)
+    assert [lv["concurrency"] for lv in data["levels"]] == [1, 4]
+    assert all(LEVEL_KEYS <= set(lv) for lv in data["levels"])
+    assert len(data["levels"][1]["requests"]) == 6
+    assert "TTFT p50" in done.stdout and "c=4" in done.stdout
+    assert "[concurrency=4]" in done.stderr  # the live progress line
+
+
+def test_bench_refuses_bad_input_with_exit_code_2(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"prompt": 3}\n')
+    done = _cli("bench", "--base-url", "http://127.0.0.1:9", "--model", "m", "--requests", "1",
+                "--workload", str(bad), "--out", str(tmp_path / "o.json"))  # fmt: skip
+    assert done.returncode == 2 and "bad.jsonl line 1: prompt" in done.stderr
+    done = _cli("bench", "--base-url", "http://127.0.0.1:9", "--model", "m", "--requests", "0",
+                "--out", str(tmp_path / "o.json"))  # fmt: skip
+    assert done.returncode == 2 and "requests_per_level" in done.stderr
+
+
+def test_every_request_failing_exits_1(tmp_path: Path) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+        done = _cli("bench", "--base-url", f"http://127.0.0.1:{port}", "--model", "m", "--requests", "2",
+                    "--warmup", "0", "--out", str(tmp_path / "o.json"))  # fmt: skip
+    assert done.returncode == 1
+    assert json.loads((tmp_path / "o.json").read_text())["levels"][0]["errors"] == 2
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_managed_engine_is_launched_benchmarked_and_stopped(tmp_path: Path) -> None:
+    port = _free_port()
+    argv = [sys.executable, "-m", "tests.worker.reference_server", "--port", str(port), "--ttft-ms", "5"]
+    plan = BenchPlan.model_validate(
+        {
+            "engine": {"kind": "managed", "argv": argv, "base_url": f"http://127.0.0.1:{port}", "model": "ref",
+                       "server": "vllm", "startup_timeout_s": 60, "env": {"PYTHONPATH": str(REPO)}},
+            "workload": str(write_prompts(tmp_path / "p.jsonl", 6)),
+            "concurrency": [2],
+            "requests_per_level": 4,
+            "max_tokens": 16,
+        }
+    )  # fmt: skip
+    result = run_benchmark(plan)
+    assert result.engine.command == argv and result.levels[0].errors == 0
+    assert result.memory.peak_gib is not None and result.memory.peak_gib > 0  # the server's RSS, sampled
+    with socket.socket() as s:  # stopped: nothing listens there any more
+        assert s.connect_ex(("127.0.0.1", port)) != 0
+
+
+def test_an_engine_that_dies_on_start_reports_its_output(tmp_path: Path) -> None:
+    cfg = ManagedEngine(
+        argv=[sys.executable, "-c", "import sys; print('CUDA out of memory while loading'); sys.exit(3)"],
+        base_url="http://127.0.0.1:9",
+        model="m",
+        startup_timeout_s=30,
+    )
+    with pytest.raises(EngineStartError, match=r"exited with code 3(.|\n)*CUDA out of memory"):
+        with ManagedServer(cfg):
+            pass
+
+
+def test_an_engine_that_never_gets_healthy_is_stopped_after_the_timeout() -> None:
+    cfg = ManagedEngine(
+        argv=[sys.executable, "-c", "import time; print('loading weights', flush=True); time.sleep(60)"],
+        base_url=f"http://127.0.0.1:{_free_port()}",
+        model="m",
+        startup_timeout_s=2,
+        stop_timeout_s=5,
+    )
+    server = ManagedServer(cfg)
+    with pytest.raises(EngineStartError, match=r"not healthy(.|\n)*loading weights"):
+        server.__enter__()
+    assert server.proc is None  # stopped
