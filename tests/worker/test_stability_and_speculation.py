@@ -38,7 +38,8 @@ def test_text_comparison_when_token_ids_are_missing_and_failures_left_out() -> N
 
 def test_prometheus_counters_differenced_over_a_level() -> None:
     before = spec.parse_prometheus(
-        '# HELP x\nvllm:spec_decode_num_drafts_total{engine="0"} 10\nvllm:spec_decode_num_drafts_total{engine="1"} 5\n'
+        "# HELP x\n"
+        'vllm:spec_decode_num_drafts_total{engine="0"} 10\nvllm:spec_decode_num_drafts_total{engine="1"} 5\n'
         "vllm:spec_decode_num_draft_tokens_total 60\nvllm:spec_decode_num_accepted_tokens_total 30\n"
     )
     after = {

