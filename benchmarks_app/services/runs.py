@@ -223,3 +223,12 @@ def run_cancel(*, run: Run, actor: Any, reason: str, request_id: str = "") -> Ru
     )
     notify_release(run=locked)
     return locked
+
+
+@transaction.atomic
+def release_runs_cancel(*, release: Any, actor: Any, reason: str = "") -> list[Run]:
+    """For releases_app when a release is cancelled while benchmarking: its queued and
+    running runs are cancelled (their workers stop at the next progress report)."""
+    runs = list(Run.objects.select_for_update().filter(release_id=release.pk, state__in=list(ACTIVE_STATES)))
+    why = reason or f"release {release.pk} cancelled"
+    return [run_cancel(run=run, actor=actor, reason=why) for run in runs]

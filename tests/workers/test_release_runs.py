@@ -11,6 +11,7 @@ from django.test import override_settings
 
 from benchmarks_app.choices import RunState
 from benchmarks_app.models import OutboxMessage, Run
+from benchmarks_app.services import release_runs_cancel
 from benchmarks_app.services.lifecycle import run_fail, run_result_submit, run_start
 from contracts_app.models import Route
 from releases_app.models import Release
@@ -94,3 +95,12 @@ def test_when_every_run_succeeds_the_gate_gives_the_verdict(
         release.gate_verdict in ("pass", "marginal", "fail")
         and release.gate_result["verdict"] == release.gate_verdict
     )
+
+
+def test_cancelling_a_releases_runs_cancels_the_active_ones(operator: Any) -> None:
+    release = _release(operator)
+    cancelled = release_runs_cancel(release=release, actor=operator, reason="superseded by v3")
+    assert len(cancelled) == 2
+    assert {r.state for r in Run.objects.filter(release=release)} == {RunState.CANCELLED}
+    assert all("superseded by v3" in r.last_error for r in Run.objects.filter(release=release))
+    assert not OutboxMessage.objects.filter(discarded_at__isnull=True, published_at__isnull=True).exists()
