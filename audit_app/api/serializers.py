@@ -10,6 +10,7 @@ from audit_app.models import AuditEvent
 class AuditEventSerializer(serializers.ModelSerializer[AuditEvent]):
     actor = serializers.CharField(source="actor_label")
     object = serializers.SerializerMethodField()
+    route = serializers.SerializerMethodField()
 
     class Meta:
         model = AuditEvent
@@ -32,6 +33,9 @@ class AuditEventSerializer(serializers.ModelSerializer[AuditEvent]):
 
     def get_object(self, event: AuditEvent) -> str:
         return f"{event.object_type}:{event.object_id}"
+
+    def get_route(self, event: AuditEvent) -> str | None:
+        return event.route or None
 
 
 class AuditQuerySerializer(serializers.Serializer[Any]):

@@ -73,4 +73,5 @@ def test_an_event_shows_its_chain_fields(events: None, viewer: Any) -> None:
     first = _get(viewer, "?object=worker").json()["results"][0]
     assert first["object"] == "worker:gpu-1"
     assert first["actor"] == "system"
+    assert first["route"] is None
     assert len(first["hash"]) == 64 and len(first["prev_hash"]) == 64
