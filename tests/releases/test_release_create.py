@@ -84,3 +84,12 @@ def test_a_viewer_cannot_propose(route_v1: Route, viewer: Any) -> None:
         release_create(route=route_v1, candidate_version=v2.number, actor=viewer)
     assert refused.value.status == 403
     assert Release.objects.count() == 1
+
+
+def test_entering_benchmarking_asks_benchmarks_app_for_one_run_per_lane(
+    route_v1: Route, proposer: Any
+) -> None:
+    v2 = route_identity_change(route_v1)
+    release = release_create(route=route_v1, candidate_version=v2.number, actor=proposer)
+    lanes = set(v2.document["measurement"]["workloads"])
+    assert {run.lane for run in release.runs.all()} == lanes
