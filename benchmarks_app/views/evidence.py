@@ -53,8 +53,10 @@ def lane_aggregates(runs: list[Run]) -> dict[str, dict[str, list[dict[str, Any]]
 def _lane_groups(figures: list[dict[str, Any]]) -> list[dict[str, Any]]:
     groups: dict[str | None, list[dict[str, Any]]] = defaultdict(list)
     for fig in figures:
+        # Distributions have a panel per load level: they get the page's full width.
+        wide = fig["id"].endswith("-tpot")
         groups[fig["lane"]].append(
-            {"id": fig["id"], "title": fig["title"], "json": figure_json(fig["figure"])}
+            {"id": fig["id"], "title": fig["title"], "json": figure_json(fig["figure"]), "wide": wide}
         )
     return [{"lane": lane, "charts": charts} for lane, charts in groups.items()]
 
@@ -74,15 +76,17 @@ def release_evidence(release: Release) -> dict[str, Any]:
             min_headroom_gib=measurement.get("memory_headroom_min_gib"),
         )
     checks = (gate or {}).get("checks") or []
+    rules = [
+        {**rule, "checks": [c for c in checks if c.get("rule_id") == rule.get("rule_id")]}
+        for rule in (gate or {}).get("rules") or []
+    ]
     return {
         "release": release,
         "runs": runs,
         "active": progress_active(release, runs),
         "gate": gate,
-        "rules": (gate or {}).get("rules") or [],
+        "rules": rules,
         "crossovers": (gate or {}).get("crossover") or [],
-        "not_passed": [c for c in checks if c.get("verdict") != "pass"],
-        "checks_total": len(checks),
         "groups": _lane_groups(figures),
     }
 

@@ -186,7 +186,7 @@ def _q1_method(
     else:
         tokens = spec.get("num_speculative_tokens")
         text = (
-            f"{METHOD_NAMES.get(method, method).capitalize()} (`{method}`), "
+            f"{METHOD_NAMES.get(method, method).capitalize()} ({method}), "
             f"{tokens} speculative tokens per step, on {engine} serving {target.get('model')} "
             f"(contract version {version.number})."
         )
@@ -247,7 +247,7 @@ def _q2_dependencies(route: Route, version: ContractVersion, doc: dict[str, Any]
 def _asset_words(asset: dict[str, Any]) -> str:
     pin = asset.get("revision") or asset.get("digest") or "unpinned"
     size = f", {asset['size_bytes'] / 1e9:.2f} GB" if asset.get("size_bytes") else ""
-    return f"{asset.get('role')} `{asset.get('name')}` @ {str(pin)[:12]}{size}"
+    return f"{asset.get('role')} {asset.get('name')} @ {str(pin)[:12]}{size}"
 
 
 def _q3_compatibility(route: Route, version: ContractVersion, doc: dict[str, Any]) -> Answer:
@@ -257,7 +257,7 @@ def _q3_compatibility(route: Route, version: ContractVersion, doc: dict[str, Any
     decoding = compat.get("decoding") or {}
     gaps = []
     pin = tok.get("revision") or tok.get("digest")
-    tok_text = f"tokenizer `{tok.get('name')}`" + (
+    tok_text = f"tokenizer {tok.get('name')}" + (
         f" @ {str(pin)[:12]}" if pin else " (not pinned to a revision)"
     )
     if not pin:

@@ -13,7 +13,13 @@ from contracts_app.models import Route
 from releases_app.choices import OPEN_STATES
 from releases_app.models import Release
 
-NOT_MEASURED = "none"  # the verdict filter's value for routes without a gate verdict yet
+NOT_MEASURED = "none"
+# A gated release in one of these states still speaks for the route.
+_CURRENT = (
+    "awaiting_review",
+    "approved",
+    "active",
+)  # the verdict filter's value for routes without a gate verdict yet
 
 
 @dataclass(frozen=True)
@@ -39,6 +45,7 @@ class RouteRow:
     excluded: list[str]
     gated_release_id: int | None
     verdict: str | None
+    gated_release_state: str | None = None
     speedups: list[Speedup] = field(default_factory=list)
     open_release_id: int | None = None
     open_release_state: str | None = None
@@ -71,6 +78,7 @@ def _annotated(routes: QuerySet[Route]) -> QuerySet[Route]:
     return routes.select_related("active_version").annotate(
         gated_release_id=Subquery(gated.values("pk")[:1]),
         last_verdict=Subquery(gated.values("gate_verdict")[:1]),
+        gated_release_state=Subquery(gated.values("state")[:1]),
         last_speedup=Subquery(gated.values("gate_result__speedup")[:1]),
         open_release_id=Subquery(open_.values("pk")[:1]),
         open_release_state=Subquery(open_.values("state")[:1]),
@@ -107,6 +115,7 @@ def route_rows(
             excluded=list(lanes.get("excluded") or []),
             gated_release_id=route.gated_release_id,  # type: ignore[attr-defined]
             verdict=route.last_verdict,  # type: ignore[attr-defined]
+            gated_release_state=route.gated_release_state,  # type: ignore[attr-defined]
             speedups=_speedups(route.last_speedup),  # type: ignore[attr-defined]
             open_release_id=route.open_release_id,  # type: ignore[attr-defined]
             open_release_state=route.open_release_state,  # type: ignore[attr-defined]
@@ -120,13 +129,18 @@ def route_rows(
 
 def fleet_cells(rows: list[RouteRow]) -> list[dict[str, Any]]:
     """Heatmap cells (`fleet_heatmap` input): per route and measured lane, the latest
-    gate's headline speedup and verdict."""
+    gate's headline speedup and verdict, and what became of that release when it is not
+    the one serving (a rolled-back or rejected release's speedup is history)."""
     return [
         {
             "route": row.route.slug,
             "lane": s.lane,
             "speedup": s.estimate,
-            "verdict": row.verdict,
+            "verdict": row.verdict
+            if row.gated_release_state in _CURRENT
+            else f"{row.verdict}, {str(row.gated_release_state).replace('_', ' ')}",
+            "gate_verdict": row.verdict,
+            "release_state": row.gated_release_state,
             "release_id": row.gated_release_id,
             "metric": s.metric,
             "level": s.level_words,

@@ -3,12 +3,21 @@ the same for screen readers, printouts and browsers without JavaScript."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from benchmarks_app.charts import figure_json, fleet_heatmap
 from contracts_app.selectors.overview import fleet_cells, route_rows
+
+
+def _fit_labels(figure: dict[str, Any]) -> dict[str, Any]:
+    """Lane and route names are free text: let Plotly widen the margins to fit them."""
+    for axis in ("xaxis", "yaxis"):
+        figure.setdefault("layout", {}).setdefault(axis, {})["automargin"] = True
+    return figure
 
 
 @login_required
@@ -24,7 +33,7 @@ def fleet_page(request: HttpRequest) -> HttpResponse:
         "routes": routes,
         "table": table,
         "unmeasured": [row.route.slug for row in rows if not row.speedups],
-        "figure": figure_json(fleet_heatmap(cells)) if cells else None,
+        "figure": figure_json(_fit_labels(fleet_heatmap(cells))) if cells else None,
         "nav": "fleet",
     }
     return render(request, "dashboard/fleet.html", context)

@@ -20,6 +20,7 @@ import copy
 import json
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -106,15 +107,22 @@ class ActiveRoute:
     first_release: Release
 
 
-def active_route(*, proposer: Any, approver: Any, slug: str = ROUTE) -> ActiveRoute:
+def active_route(
+    *,
+    proposer: Any,
+    approver: Any,
+    slug: str = ROUTE,
+    baseline: dict[str, Any] | None = None,
+    candidate: dict[str, Any] | None = None,
+) -> ActiveRoute:
     """A route whose baseline (v1) is active through a real first release, and a
-    candidate (v2) uploaded but not yet proposed."""
-    baseline = make_version(slug, baseline_document())
-    candidate = make_version(slug, candidate_document())
+    candidate (v2) uploaded but not yet proposed (documents default to the ones above)."""
+    v1 = make_version(slug, baseline or baseline_document())
+    v2 = make_version(slug, candidate or candidate_document())
     first = release_create(route=slug, candidate_version=1, actor=proposer, reason="first release")
     release_approve(release=first, actor=approver, reason="baseline of the route")
     route = Route.objects.get(slug=slug)
-    return ActiveRoute(route, baseline, candidate, Release.objects.get(pk=first.pk))
+    return ActiveRoute(route, v1, v2, Release.objects.get(pk=first.pk))
 
 
 def propose_candidate(*, active: ActiveRoute, proposer: Any) -> Release:
@@ -212,7 +220,10 @@ def harness_outcome(run: Run) -> dict[str, Any]:
                 "model": "test-model",
                 "server": "vllm",
             }
-        outcome = execute(RunSpec.model_validate(spec), lambda done, total: None)
+        # In its own thread: the harness runs its own event loop, which can't start in a
+        # thread that already has one (a browser test's Playwright).
+        with ThreadPoolExecutor(1) as pool:
+            outcome = pool.submit(execute, RunSpec.model_validate(spec), lambda done, total: None).result()
         _OUTCOMES[key] = outcome
     return {**copy.deepcopy(_OUTCOMES[key]), "run_id": run.pk, "attempt": run.attempt}
 
@@ -230,8 +241,17 @@ def finish_runs(release: Release, worker: Worker | None = None) -> Release:
     return Release.objects.get(pk=release.pk)
 
 
-def benchmarked_release(*, proposer: Any, approver: Any, slug: str = ROUTE) -> Release:
+def benchmarked_release(
+    *,
+    proposer: Any,
+    approver: Any,
+    slug: str = ROUTE,
+    baseline: dict[str, Any] | None = None,
+    candidate: dict[str, Any] | None = None,
+) -> Release:
     """A release awaiting review with a gate verdict from a real benchmark."""
-    active = active_route(proposer=proposer, approver=approver, slug=slug)
+    active = active_route(
+        proposer=proposer, approver=approver, slug=slug, baseline=baseline, candidate=candidate
+    )
     release = propose_candidate(active=active, proposer=proposer)
     return finish_runs(release)

@@ -1,0 +1,33 @@
+"""Fixtures for the dashboard pages: a signed-in viewer, and a release whose benchmark
+really ran (tests/dashboard/builders.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from releases_app.models import Release
+from tests.dashboard.builders import SERVERS, benchmarked_release
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _stop_engine_servers() -> Iterator[None]:
+    yield
+    SERVERS.stop()
+
+
+@pytest.fixture
+def signed_in(viewer: Any) -> Client:
+    client = Client()
+    client.force_login(viewer)
+    return client
+
+
+@pytest.fixture
+def benchmarked(proposer: Any, approver: Any) -> Release:
+    """contract-summaries: v1 (speculation off) active, release of v2 (n-gram) awaiting
+    review with the gate's verdict from a real benchmark of two lanes."""
+    return benchmarked_release(proposer=proposer, approver=approver)
