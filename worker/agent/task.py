@@ -35,6 +35,11 @@ def _agent() -> tuple[ApiClient, AgentState]:
     return ApiClient(credentials.url, credentials.token), AgentState(home)
 
 
+def _retry_countdown(task: Task) -> float:
+    """Exponential backoff with jitter across Celery retries (30 s to ~30 min)."""
+    return random.uniform(30, 120) * 2 ** min(task.request.retries, 4)
+
+
 def _report_failure(client: ApiClient, run_id: int, attempt: int, kind: str, reason: str) -> None:
     try:
         with_backoff(lambda: client.fail(run_id, attempt, kind, reason), tries=4)
@@ -99,6 +104,13 @@ def _run(task: Task, client: ApiClient, state: AgentState, spec_json: str) -> di
     except Refused as exc:
         log.info("run %s attempt %s not started: %s", spec.run_id, spec.attempt, exc.detail)
         return {"outcome": "skipped", "reason": exc.detail}
+    except Transient as exc:
+        # The control plane is unreachable: the message goes back to the queue for later
+        # rather than being acknowledged with the run never started.
+        raise task.retry(exc=exc, countdown=_retry_countdown(task)) from exc
+    except ApiError as exc:
+        log.error("run %s attempt %s is not this worker's to run: %s", spec.run_id, spec.attempt, exc)
+        return {"outcome": "not ours", "reason": exc.detail}
     state.set_current(spec.run_id, spec.attempt)
     try:
         outcome = state.saved_result(spec.run_id, spec.attempt)
@@ -107,7 +119,7 @@ def _run(task: Task, client: ApiClient, state: AgentState, spec_json: str) -> di
             state.save_result(spec.run_id, spec.attempt, outcome)
         return {"outcome": _upload(client, state, spec, outcome)}
     except Transient as exc:
-        countdown = random.uniform(30, 120) * 2 ** min(task.request.retries, 4)
+        countdown = _retry_countdown(task)
         log.warning("control plane unreachable uploading run %s; retrying in %.0f s", spec.run_id, countdown)
         raise task.retry(exc=exc, countdown=countdown) from exc
     except RunCancelled as exc:
