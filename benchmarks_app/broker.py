@@ -25,7 +25,7 @@ def transport_options() -> dict[str, Any]:
     visibility timeout. Workers get the same at registration."""
     options = dict(getattr(settings, "CELERY_BROKER_TRANSPORT_OPTIONS", {}) or {})
     if str(settings.CELERY_BROKER_URL).startswith("filesystem://"):
-        for key in ("data_folder_in", "data_folder_out", "processed_folder"):
+        for key in ("data_folder_in", "data_folder_out", "processed_folder", "control_folder"):
             if options.get(key):
                 Path(options[key]).mkdir(parents=True, exist_ok=True)
     return options

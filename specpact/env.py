@@ -43,7 +43,9 @@ def env_bool(name: str, default: bool) -> bool:
         return True
     if lowered in _FALSE:
         return False
-    raise ImproperlyConfigured(f"{name}={value!r} is not a boolean (use one of: 1/0, true/false, yes/no, on/off)")
+    raise ImproperlyConfigured(
+        f"{name}={value!r} is not a boolean (use one of: 1/0, true/false, yes/no, on/off)"
+    )
 
 
 def env_int(name: str, default: int) -> int:

@@ -159,6 +159,8 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "data_folder_in": str(_broker_dir / "out"),
         "data_folder_out": str(_broker_dir / "out"),
         "processed_folder": str(_broker_dir / "processed"),
+        # Exchange tables; kombu's default is ./control, relative to whatever the cwd is.
+        "control_folder": str(_broker_dir / "control"),
         "store_processed": False,
     }
 else:

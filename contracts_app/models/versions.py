@@ -37,7 +37,9 @@ class ContractVersion(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["route", "number"], name="contract_version_number_unique"),
             models.UniqueConstraint(fields=["route", "digest"], name="contract_version_digest_unique"),
-            models.CheckConstraint(condition=models.Q(number__gte=1), name="contract_version_number_positive"),
+            models.CheckConstraint(
+                condition=models.Q(number__gte=1), name="contract_version_number_positive"
+            ),
         ]
 
     def __str__(self) -> str:
