@@ -142,6 +142,12 @@ class WorkerOut(serializers.ModelSerializer):
 
 
 class RunOut(serializers.ModelSerializer):
+    # Plain strings in the schema: the choice sets are documented on the inputs, and
+    # releases have a `state` of their own (one enum name each).
+    state = serializers.CharField(
+        read_only=True, help_text="queued, running, succeeded, failed, cancelled, timed_out"
+    )
+    engine_kind = serializers.CharField(read_only=True, help_text="transformers, openai or managed")
     route = serializers.CharField(source="route.slug")
     release = serializers.IntegerField(source="release_id", allow_null=True)
     baseline_version = serializers.IntegerField(source="baseline_version.number")
