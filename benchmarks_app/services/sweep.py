@@ -160,8 +160,40 @@ def runs_sweep(*, now: datetime | None = None) -> SweepReport:
                 )
                 _end(run, RunState.FAILED, f"{reason}; not retried: {why}", now)
                 report.failed.append(run.pk)
+    _reroute_from_revoked(report, now)
     _conclude_left_behind()
     return report
+
+
+def _reroute_from_revoked(report: SweepReport, now: datetime) -> None:
+    """Queued runs waiting in the own queue of a worker that was revoked: nobody will
+    ever take them from there."""
+    revoked = {
+        f"worker.{pk}": pk
+        for pk in Worker.objects.filter(revoked_at__isnull=False).values_list("pk", flat=True)
+    }
+    ids = list(
+        Run.objects.filter(state=RunState.QUEUED, queue__in=list(revoked)).values_list("id", flat=True)
+    )
+    for run_id in ids:
+        with transaction.atomic():
+            run = (
+                Run.objects.select_for_update(skip_locked=True, of=("self",))
+                .select_related("route", "baseline_version", "candidate_version")
+                .filter(pk=run_id, state=RunState.QUEUED)
+                .first()
+            )
+            if run is None:
+                continue
+            gone = Worker.objects.get(pk=revoked[run.queue])
+            reason = f"worker {gone.name} (#{gone.pk}) was revoked before it started attempt {run.attempt}"
+            other = _replacement(run, gone) if run.attempt < setting("RUN_MAX_ATTEMPTS") else None
+            if other is not None:
+                _requeue(run, reason, other)
+                report.requeued.append(run.pk)
+            else:
+                _end(run, RunState.FAILED, f"{reason}; no other fitting worker is online", now)
+                report.failed.append(run.pk)
 
 
 def _conclude_left_behind() -> None:

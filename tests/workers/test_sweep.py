@@ -142,3 +142,24 @@ def test_a_time_limit_beyond_the_visibility_timeout_is_refused(versions: Any) ->
             endpoints=ENDPOINTS,
             overrides={"time_limit_s": 7200},
         )
+
+
+def test_a_run_queued_for_a_revoked_worker_goes_to_another(versions: Any, admin: Any) -> None:
+    w1, w2 = register("w1").worker, register("w2").worker
+    baseline, candidate = versions
+    run = run_create(
+        route=baseline.route,
+        baseline=baseline,
+        candidate=candidate,
+        lane="extraction",
+        actor=None,
+        engine_kind="openai",
+        endpoints=ENDPOINTS,
+        worker=w1,
+        overrides={"requests_per_level": 2},
+    )
+    worker_revoke(worker=w1, actor=admin, reason="retired")
+    assert runs_sweep().requeued == [run.pk]
+    run.refresh_from_db()
+    assert (run.state, run.attempt, run.queue) == (RunState.QUEUED, 2, f"worker.{w2.pk}")
+    assert "was revoked before it started" in run.last_error
