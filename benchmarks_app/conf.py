@@ -12,7 +12,7 @@ typed readers and overridable in Django settings (tests use override_settings).
 | OUTBOX_RELAY_INTERVAL_S | 5 | how often beat runs the relay |
 | OUTBOX_RETRY_MAX_S | 300 | the longest wait between tries to publish one message |
 | RUN_SWEEP_INTERVAL_S | 15 | how often beat runs the lost-run sweep |
-| RUN_RELEASE_QUEUE | (auto) | queue for release runs of in-process engines (default `pool.any`) |
+| RUN_RELEASE_QUEUE | (auto) | release runs of the in-process engine (default `engine.transformers`) |
 """
 
 from __future__ import annotations

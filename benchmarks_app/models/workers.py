@@ -104,11 +104,14 @@ class Worker(models.Model):
 
     @property
     def queues(self) -> list[str]:
-        """Its own queue first, then the pools it serves. GPU workers also serve the
-        generic `pool.gpu`; every worker serves `pool.any` (runs any machine can do)."""
+        """Its own queue first, then the pools it serves: its hardware class, the generic
+        `pool.gpu` for any GPU worker, `engine.transformers` where it can run the
+        in-process engine, and `pool.any` (runs any machine can do: given endpoints)."""
         queues = [self.own_queue, f"pool.{self.hardware_class}"]
         if self.hardware_class.startswith("gpu") and self.hardware_class != "gpu":
             queues.append("pool.gpu")
+        if "transformers" in self.capabilities:
+            queues.append("engine.transformers")
         queues.append("pool.any")
         return queues + [q for q in self.extra_queues if q not in queues]
 

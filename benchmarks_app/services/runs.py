@@ -20,9 +20,10 @@ from specpact.errors import Conflict, DomainError, FieldError
 
 
 def _queue_for(*, engine_kind: str, worker: Worker | None, pool: str | None) -> str:
-    """A chosen worker's own queue, a named pool, or the pool any fitting worker serves:
+    """A chosen worker's own queue, a named pool, or the pool every fitting worker serves:
     `pool.gpu` for engines the worker launches (vLLM and the like need a GPU),
-    `pool.any` otherwise."""
+    `engine.transformers` for the in-process engine (workers with torch and transformers),
+    `pool.any` for given endpoints."""
     if worker is not None:
         return worker.own_queue
     if pool:
@@ -30,7 +31,9 @@ def _queue_for(*, engine_kind: str, worker: Worker | None, pool: str | None) -> 
     configured = setting("RUN_RELEASE_QUEUE") if engine_kind != EngineKind.MANAGED else ""
     if configured:
         return str(configured)
-    return "pool.gpu" if engine_kind == EngineKind.MANAGED else "pool.any"
+    return {EngineKind.MANAGED: "pool.gpu", EngineKind.TRANSFORMERS: "engine.transformers"}.get(
+        EngineKind(engine_kind), "pool.any"
+    )
 
 
 def _create_one(

@@ -66,10 +66,14 @@ def test_it_registers_a_worker_and_returns_its_own_token_and_queues() -> None:
     assert body["token"].startswith("spw_")
     assert WorkerCredential.objects.get().token_hash == token_hash(body["token"])
     assert body["queues"] == [f"worker.{worker.pk}", "pool.gpu-h100", "pool.gpu", "pool.any", "team-a"]
+    cpu_body = _register(
+        bootstrap, name="cpu-1", hardware=HARDWARE, capabilities=["openai", "transformers"]
+    ).json()
+    assert cpu_body["queues"] == [f"worker.{worker.pk + 1}", "pool.cpu", "engine.transformers", "pool.any"]
     assert body["worker"]["hardware"]["gpus"][0]["name"] == "NVIDIA H100 80GB HBM3"
     assert body["worker"]["status"] == "online"
     assert body["broker_url"] and body["heartbeat_interval_s"] > 0
-    event = AuditEvent.objects.get(action="worker.register")
+    event = AuditEvent.objects.filter(action="worker.register").first()
     assert event.actor_label == "worker:gpu-box-1" and event.object_id == str(worker.pk)
 
 
