@@ -103,6 +103,22 @@ def arm_engine(
     return _managed_engine(document)
 
 
+def _dataset_version(dataset: str) -> str | None:
+    """The version of a prompt set shipped with the worker package (the same package the
+    workers install), so the result says which prompts were measured."""
+    if not dataset.startswith("builtin:"):
+        return None
+    from worker.workloads import WorkloadError, load_workload
+
+    try:
+        return load_workload(dataset.removeprefix("builtin:")).version
+    except WorkloadError:
+        raise DomainError(
+            f"no built-in prompt set {dataset!r}",
+            errors=[FieldError("measurement.workloads.dataset", "use builtin:<lane> of a shipped lane")],
+        ) from None
+
+
 def _time_limits(time_limit_s: int | None) -> tuple[int, int]:
     hard = int(time_limit_s or setting("RUN_DEFAULT_TIME_LIMIT_S"))
     ceiling = min(int(setting("RUN_MAX_TIME_LIMIT_S")), visibility_timeout_s() - 60)
@@ -166,7 +182,7 @@ def build_spec(
         "release_id": release_id,
         "arms": arms,
         "interleave": "arm_blocks" if engine_kind == EngineKind.MANAGED else "abba_per_level",
-        "workload": {"lane": lane, "dataset": dataset},
+        "workload": {"lane": lane, "dataset": dataset, "dataset_version": _dataset_version(dataset)},
         "load": {
             "levels": levels,
             "requests_per_level": overrides.get("requests_per_level", workload.get("requests_per_level")),
