@@ -238,3 +238,31 @@ def test_a_spec_of_another_version_is_refused_and_the_reason_lands_on_the_run(
     assert run.state == RunState.FAILED
     assert "run specification version 1" in run.last_error and "version 99" in run.last_error
     assert not RunResult.objects.exists()
+
+
+def test_the_embedded_filesystem_broker_delivers_runs_too(
+    live_server: Any,
+    settings: Any,
+    tmp_path: Any,
+    agents: Callable[..., Agent],
+    versions: Any,
+    endpoints: dict[str, Any],
+) -> None:
+    """The demo's setup: no Redis, kombu's filesystem transport under one folder, whose
+    options the worker receives at registration."""
+    broker = tmp_path / "broker"
+    settings.CELERY_BROKER_URL = "filesystem://"
+    settings.WORKER_BROKER_URL = None
+    settings.CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(broker / "out"),
+        "data_folder_out": str(broker / "out"),
+        "processed_folder": str(broker / "processed"),
+        "control_folder": str(broker / "control"),
+        "store_processed": False,
+    }
+    settings.WORKER_HEARTBEAT_S = 1
+    agent, worker = _start(agents, live_server.url, "fs-1")
+    run = _run(versions, endpoints, worker=worker, max_tokens=8)
+    run = _finished(run.pk, 90, [agent])
+    assert run.state == RunState.SUCCEEDED, run.last_error
+    assert RunResult.objects.filter(run=run).count() == 1
