@@ -20,7 +20,7 @@ from django.db import transaction
 
 from benchmarks_app.choices import FINISHED_STATES, RunState
 from benchmarks_app.models import OutboxMessage, Run, RunResult, Worker
-from benchmarks_app.services.runs import run_create
+from benchmarks_app.services.runs import run_cancel, run_create
 from benchmarks_app.services.sweep import runs_sweep
 from benchmarks_app.services.workers import bootstrap_token_create, worker_register
 from tests.workers.conftest import Agent, RedisServer, wait_for
@@ -266,3 +266,27 @@ def test_the_embedded_filesystem_broker_delivers_runs_too(
     run = _finished(run.pk, 90, [agent])
     assert run.state == RunState.SUCCEEDED, run.last_error
     assert RunResult.objects.filter(run=run).count() == 1
+
+
+def test_cancelling_a_running_run_stops_the_worker_and_no_result_is_taken(
+    live_server: Any,
+    protocol: RedisServer,
+    agents: Callable[..., Agent],
+    versions: Any,
+    endpoints: dict[str, Any],
+) -> None:
+    agent, worker = _start(agents, live_server.url, "w1")
+    run = _run(versions, endpoints, worker=worker, max_tokens=48)
+    wait_for(
+        lambda: Run.objects.filter(pk=run.pk, state=RunState.RUNNING, progress_done__gt=0).exists(),
+        60,
+        "the run to be under way",
+    )
+    run_cancel(run=Run.objects.get(pk=run.pk), actor=None, reason="wrong candidate")
+    wait_for(lambda: b"'outcome': 'cancelled'" in agent.log.read_bytes(), 60, "the worker to stop the run")
+    run = Run.objects.get(pk=run.pk)
+    assert run.state == RunState.CANCELLED and "wrong candidate" in run.last_error
+    assert not RunResult.objects.filter(run=run).exists()
+    # The worker is free again: the next run lands.
+    after = _finished(_run(versions, endpoints, worker=worker, max_tokens=8).pk, 90, [agent])
+    assert after.state == RunState.SUCCEEDED, after.last_error
