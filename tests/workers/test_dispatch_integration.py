@@ -290,3 +290,24 @@ def test_cancelling_a_running_run_stops_the_worker_and_no_result_is_taken(
     # The worker is free again: the next run lands.
     after = _finished(_run(versions, endpoints, worker=worker, max_tokens=8).pk, 90, [agent])
     assert after.state == RunState.SUCCEEDED, after.last_error
+
+
+def test_the_specs_soft_time_limit_ends_the_run_timed_out(
+    live_server: Any,
+    protocol: RedisServer,
+    agents: Callable[..., Agent],
+    versions: Any,
+    endpoints: dict[str, Any],
+) -> None:
+    agent, worker = _start(agents, live_server.url, "w1")
+    baseline, candidate = versions
+    run = run_create(
+        route=baseline.route, baseline=baseline, candidate=candidate, lane="extraction", actor=None,
+        engine_kind="openai", endpoints=endpoints, worker=worker,
+        overrides={"concurrency": [1, 2], "requests_per_level": 8, "max_tokens": 48, "time_limit_s": 35},
+    )  # fmt: skip
+    assert run.spec["limits"] == {"soft_time_limit_s": 5, "time_limit_s": 35, "request_timeout_s": 600.0}
+    run = _finished(run.pk, 90, [agent])
+    assert run.state == RunState.TIMED_OUT, (run.state, run.last_error)
+    assert run.last_error == "the run exceeded its time limit of 5 s"
+    assert not RunResult.objects.filter(run=run).exists()
