@@ -57,8 +57,10 @@ deploy-check: setup
 	DEBUG=0 SECRET_KEY=$$(head -c 48 /dev/urandom | base64) ALLOWED_HOSTS=specpact.example.internal \
 	  DATABASE_URL=$(TEST_DATABASE_URL) $(PY) manage.py check --deploy --fail-level WARNING
 
-export DATABASE_URL = $(TEST_DATABASE_URL)
-export SPECPACT_TEST_REDIS_URL = $(TEST_REDIS_URL)
+# The suite's services; only the test targets see them (the demo runs embedded).
+TEST_TARGETS := test-fast test-integration test-browser test-slow
+$(TEST_TARGETS): export DATABASE_URL = $(TEST_DATABASE_URL)
+$(TEST_TARGETS): export SPECPACT_TEST_REDIS_URL = $(TEST_REDIS_URL)
 
 test-fast: setup services
 	$(BIN)/pytest -m "not slow and not browser and not integration" -n $(PYTEST_WORKERS) -p no:cacheprovider || [ $$? -eq 5 ]

@@ -81,12 +81,22 @@ TEMPLATES = [
     },
 ]
 
+_database_url = env_str("DATABASE_URL")
+if not _database_url:
+    # The embedded default: an SQLite file under var/, created on first use.
+    VAR_DIR.mkdir(parents=True, exist_ok=True)
+    _database_url = f"sqlite:///{VAR_DIR / 'specpact.sqlite3'}"
 DATABASES = {
-    "default": dj_database_url.parse(
-        env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'specpact.sqlite3'}") or "",
-        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0),
-    )
+    "default": dj_database_url.parse(_database_url, conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0))
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Several processes share the demo's file (web, control worker): wait for a lock
+    # rather than fail, and take write locks up front so two writers can't deadlock.
+    DATABASES["default"]["OPTIONS"] = {
+        "timeout": 30,
+        "transaction_mode": "IMMEDIATE",
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -6,12 +6,10 @@ through the real document core: validate, normalize, digest."""
 from __future__ import annotations
 
 import copy
-from pathlib import Path
 from typing import Any
 
 import factory
 import yaml
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db.models import Max
 from factory.django import DjangoModelFactory
@@ -20,20 +18,10 @@ from accounts_app.models import UserRole
 from accounts_app.services import IssuedToken, token_issue
 from audit_app.actors import Actor
 from contracts_app.document import document_digest, normalize, validate_document
+from contracts_app.examples import examples_dir
 from contracts_app.models import ContractVersion, Route
 
 PASSWORD = "correct horse battery staple"
-
-
-def examples_dir() -> Path:
-    """The example contracts: in the repository once copied there, else the shared docs."""
-    for candidate in (
-        Path(settings.BASE_DIR) / "contracts" / "examples",
-        Path(settings.BASE_DIR).parent / "shared" / "contracts" / "examples",
-    ):
-        if candidate.is_dir():
-            return candidate
-    raise FileNotFoundError("no contracts/examples directory found")
 
 
 def example(name: str = "contract-summaries-ngram") -> dict[str, Any]:
