@@ -141,6 +141,7 @@ def fleet_cells(rows: list[RouteRow]) -> list[dict[str, Any]]:
             else f"{row.verdict}, {str(row.gated_release_state).replace('_', ' ')}",
             "gate_verdict": row.verdict,
             "release_state": row.gated_release_state,
+            "release_state_words": str(row.gated_release_state or "").replace("_", " "),
             "release_id": row.gated_release_id,
             "metric": s.metric,
             "level": s.level_words,

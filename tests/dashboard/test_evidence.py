@@ -1,0 +1,146 @@
+"""The release page's evidence: verdict and reasons first, charts built on the server from
+the runs' aggregates and the gate result, raw-result downloads, and the benchmark's
+progress polled by htmx while it runs."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.utils.html import escape
+
+from benchmarks_app.models import Run
+from benchmarks_app.services.lifecycle import run_fail, run_start
+from benchmarks_app.services.release_hooks import release_conclude
+from releases_app.models import Release
+from tests.dashboard.builders import (
+    active_route,
+    benchmarked_release,
+    candidate_document,
+    finish_runs,
+    propose_candidate,
+    register_worker,
+)
+
+pytestmark = pytest.mark.django_db
+
+FIGURE = re.compile(r'<script type="application/json" data-plotly="([^"]+)">(.*?)</script>', re.S)
+
+
+def figures(body: str) -> dict[str, dict[str, Any]]:
+    return {chart_id: json.loads(text) for chart_id, text in FIGURE.findall(body)}
+
+
+def test_the_verdict_and_its_reasons_come_before_the_charts(benchmarked: Release, signed_in: Client) -> None:
+    body = signed_in.get(f"/releases/{benchmarked.pk}/").content.decode()
+    evidence = body[body.index('id="evidence-h"') :]
+    verdict = evidence[evidence.index('id="gate-verdict"') : evidence.index('id="benchmark-progress"')]
+    assert f'badge-{benchmarked.gate_verdict}">{benchmarked.gate_verdict}</span>' in verdict
+    assert benchmarked.gate_result["summary"] in verdict
+    for rule in benchmarked.gate_result["rules"]:
+        assert escape(rule["reason"]) in verdict
+    # Each rule's checks, per lane and level, in words, and where speculation stops helping.
+    for check in benchmarked.gate_result["checks"]:
+        assert escape(check["reason"]) in verdict
+    assert "Lane summarization: TPOT p50" in verdict and "better at concurrency 1 [" in verdict
+    for crossover in benchmarked.gate_result["crossover"]:
+        assert escape(f"lane {crossover['lane']}: {crossover['reason']}") in verdict
+    assert evidence.index('id="gate-verdict"') < evidence.index('data-plotly="')
+
+
+def test_charts_are_built_on_the_server_with_baseline_and_candidate_traces(
+    benchmarked: Release, signed_in: Client
+) -> None:
+    body = signed_in.get(f"/releases/{benchmarked.pk}/").content.decode()
+    charts = figures(body)
+    kinds = ("speedup", "tpot", "ttft", "chunks", "acceptance", "memory")
+    assert {f"chart-lane{i}-{k}" for i in range(2) for k in kinds} | {"chart-stability"} == set(charts)
+    for chart_id, fig in charts.items():
+        names = {t.get("name") for t in fig["data"]}
+        if chart_id.endswith(("-tpot", "-ttft", "-chunks")):
+            assert {"baseline", "candidate"} <= names, chart_id
+    # Speculation's own numbers from the engine's counters: two of four drafts accepted.
+    acceptance = charts["chart-lane0-acceptance"]["data"][0]
+    assert acceptance["y"] == [0.5, 0.5] and acceptance["text"][0] == "50% (mean length 3.00)"
+    # The crossover the gate found (the candidate engine slows down under load) is marked
+    # on the summarization lane's speedup chart.
+    speedup = charts["chart-lane1-speedup"]
+    assert "TPOT p50 speedup vs. load, lane summarization" in speedup["layout"]["title"]["text"]
+    crossover = next(c for c in benchmarked.gate_result["crossover"] if c["lane"] == "summarization")
+    assert crossover["level"] is not None, crossover
+    marks = [a.get("text") for a in speedup["layout"]["annotations"]]
+    assert f"crossover at {crossover['level']:g}" in marks, marks
+    assert {t["name"] for t in speedup["data"]} >= {"speedup", "95% interval"}
+    # No raw samples on the page: figures are built from aggregates (quantile sketches).
+    assert len(body) < 400_000
+    assert '"output_token_ids"' not in body
+    assert 'src="/static/vendor/plotly.min.js"' in body and 'src="/static/js/charts.js"' in body
+
+
+def test_finished_runs_link_their_raw_results(benchmarked: Release, signed_in: Client) -> None:
+    body = signed_in.get(f"/releases/{benchmarked.pk}/").content.decode()
+    for run in Run.objects.filter(release=benchmarked):
+        link = f'href="/api/v1/runs/{run.pk}/result" download="run-{run.pk}-result.json"'
+        assert link in body
+        result = signed_in.get(f"/api/v1/runs/{run.pk}/result").json()
+        assert result["run"] == run.pk and result["result"]["candidate"]["levels"]
+
+
+def test_a_running_benchmark_polls_its_progress_until_it_ends(
+    proposer: Any, approver: Any, signed_in: Client
+) -> None:
+    release = propose_candidate(active=active_route(proposer=proposer, approver=approver), proposer=proposer)
+    assert release.state == "benchmarking"
+    url = f"/releases/{release.pk}/evidence/progress"
+    page = signed_in.get(f"/releases/{release.pk}/").content.decode()
+    assert f'hx-get="{url}" hx-trigger="every 3s" hx-swap="outerHTML"' in page
+    assert "waiting in <code>pool.gpu</code>" in page and "Gate verdict" not in page
+
+    partial = signed_in.get(url, HTTP_HX_REQUEST="true")
+    assert partial.status_code == 200 and "HX-Refresh" not in partial
+    assert f'hx-get="{url}"' in partial.content.decode()
+    assert "<html" not in partial.content.decode()  # a fragment, not a page
+
+    finish_runs(release)
+    done = signed_in.get(url, HTTP_HX_REQUEST="true")
+    assert done["HX-Refresh"] == "true"  # the page reloads to show the verdict and the charts
+    assert "hx-get" not in done.content.decode()
+
+
+def test_a_failed_benchmark_says_why_and_draws_nothing(
+    proposer: Any, approver: Any, signed_in: Client
+) -> None:
+    release = propose_candidate(active=active_route(proposer=proposer, approver=approver), proposer=proposer)
+    worker = register_worker()
+    for run in Run.objects.filter(release=release):
+        run_start(run_id=run.pk, worker=worker, attempt=1)
+        run_fail(
+            run_id=run.pk, worker=worker, attempt=1, kind="error", reason="vllm exited: CUDA out of memory"
+        )
+    release_conclude(release_id=release.pk)
+    body = signed_in.get(f"/releases/{release.pk}/").content.decode()
+    assert "No verdict: benchmark did not complete" in body and "CUDA out of memory" in body
+    assert "data-plotly" not in body and "plotly.min.js" not in body
+
+
+def test_progress_of_an_unknown_release_is_404(signed_in: Client) -> None:
+    assert signed_in.get("/releases/999/evidence/progress").status_code == 404
+
+
+def test_the_release_page_reads_in_constant_queries(proposer: Any, approver: Any, signed_in: Client) -> None:
+    def count(release: Release) -> int:
+        with CaptureQueriesContext(connection) as ctx:
+            assert signed_in.get(f"/releases/{release.pk}/").status_code == 200
+        return len(ctx.captured_queries)
+
+    one_lane = candidate_document()
+    del one_lane["measurement"]["workloads"]["summarization"]
+    small = benchmarked_release(proposer=proposer, approver=approver, slug="one-lane", candidate=one_lane)
+    large = benchmarked_release(proposer=proposer, approver=approver, slug="two-lanes")
+    assert Run.objects.filter(release=small).count() == 1 and Run.objects.filter(release=large).count() == 2
+    assert count(small) == count(large)

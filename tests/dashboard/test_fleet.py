@@ -1,0 +1,69 @@
+"""The fleet view: a lane × route heatmap of measured speedups with a table fallback."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+
+from releases_app.models import Release
+from releases_app.services import release_approve, release_rollback
+from tests.dashboard.builders import benchmarked_release
+from tests.factories import example, make_version
+
+pytestmark = pytest.mark.django_db
+
+
+def heatmap(body: str) -> dict[str, Any]:
+    match = re.search(
+        r'<script type="application/json" data-plotly="fleet-heatmap">(.*?)</script>', body, re.S
+    )
+    assert match is not None
+    return dict(json.loads(match.group(1)))
+
+
+def test_with_nothing_measured_it_says_what_to_do(signed_in: Client) -> None:
+    make_version("support-chat", example("support-chat-eagle3"))
+    body = signed_in.get("/fleet/").content.decode()
+    assert "No route has a measured speedup yet" in body and "data-plotly" not in body
+
+
+def test_it_maps_each_measured_lane_of_each_route(benchmarked: Release, signed_in: Client) -> None:
+    body = signed_in.get("/fleet/").content.decode()
+    trace = heatmap(body)["data"][0]
+    assert trace["type"] == "heatmap"
+    assert trace["x"] == ["contract-summaries"] and trace["y"] == ["extraction", "summarization"]
+    speedups = {s["lane"]: s["estimate"] for s in benchmarked.gate_result["speedup"]}
+    for lane, row in zip(trace["y"], trace["text"], strict=True):
+        assert row[0].startswith(f"{speedups[lane]:.2f}×")
+    table = body[body.index('class="fleet-table"') :]
+    assert f'href="/releases/{benchmarked.pk}/"><strong>{speedups["extraction"]:.2f}×</strong>' in table
+
+
+def test_a_rolled_back_speedup_is_marked_as_history(
+    benchmarked: Release, second_approver: Any, signed_in: Client
+) -> None:
+    release_approve(release=benchmarked, actor=second_approver, reason="gate passed")
+    release_rollback(release=benchmarked, actor=second_approver, reason="drifted in production")
+    body = signed_in.get("/fleet/").content.decode()
+    assert "rolled back" in heatmap(body)["data"][0]["text"][0][0]
+    assert '<span class="badge badge-rolled_back">rolled back</span>' in body
+
+
+def test_the_fleet_reads_in_constant_queries(
+    benchmarked: Release, proposer: Any, approver: Any, signed_in: Client
+) -> None:
+    def count() -> int:
+        with CaptureQueriesContext(connection) as ctx:
+            assert signed_in.get("/fleet/").status_code == 200
+        return len(ctx.captured_queries)
+
+    one = count()
+    benchmarked_release(proposer=proposer, approver=approver, slug="contract-summaries-eu")
+    benchmarked_release(proposer=proposer, approver=approver, slug="contract-summaries-us")
+    assert count() == one

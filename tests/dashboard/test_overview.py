@@ -1,0 +1,101 @@
+"""The routes overview: every route with its lanes, active method, last verdict and
+headline speedup, pending release; GET filters; one query for the rows however many
+routes and releases there are."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+
+from releases_app.models import Release
+from releases_app.services import release_approve, release_create
+from tests.dashboard.builders import benchmarked_release
+from tests.factories import example, make_version
+
+pytestmark = pytest.mark.django_db
+
+
+def go_live(slug: str, name: str, proposer: Any, approver: Any) -> None:
+    make_version(slug, example(name))
+    release = release_create(route=slug, candidate_version=1, actor=proposer)
+    release_approve(release=release, actor=approver, reason="first version")
+
+
+@pytest.fixture
+def fleet(benchmarked: Release, proposer: Any, approver: Any) -> Release:
+    """contract-summaries (none active, n-gram release pending with a verdict), support-chat
+    (eagle3 active, never gated), doc-review (only uploaded)."""
+    go_live("support-chat", "support-chat-eagle3", proposer, approver)
+    make_version("doc-review", example("doc-review-ngram-tgi"))
+    return benchmarked
+
+
+def slugs(client: Client, query: str = "") -> list[str]:
+    body = client.get(f"/{query}").content.decode()
+    return [s for s in ("contract-summaries", "doc-review", "support-chat") if f'href="/routes/{s}/"' in body]
+
+
+def test_it_shows_lanes_method_verdict_speedup_and_pending(fleet: Release, signed_in: Client) -> None:
+    body = signed_in.get("/").content.decode()
+    row = body[body.index('href="/routes/contract-summaries/"') : body.index('href="/routes/doc-review/"')]
+    assert '<span class="lane">summarization</span>' in row and "excluded: agent" in row
+    assert f'<span class="badge badge-{fleet.gate_verdict}">' in row
+    assert '×</strong> <span class="muted">summarization, tpot_p50 at concurrency 1' in row
+    assert f'href="/releases/{fleet.pk}/">release #{fleet.pk}</a>' in row
+    assert "awaiting_review" in row
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("", ["contract-summaries", "doc-review", "support-chat"]),
+        ("?method=eagle3", ["support-chat"]),
+        ("?method=none", ["contract-summaries"]),
+        ("?lane=chat", ["support-chat"]),
+        ("?lane=extraction", ["contract-summaries"]),
+        ("?verdict=none", ["doc-review", "support-chat"]),
+        ("?pending=yes", ["contract-summaries"]),
+        ("?pending=no", ["doc-review", "support-chat"]),
+        ("?method=eagle3&pending=yes", []),
+    ],
+)
+def test_filters(fleet: Release, signed_in: Client, query: str, expected: list[str]) -> None:
+    assert slugs(signed_in, query) == expected
+
+
+def test_the_verdict_filter_finds_the_gated_route(fleet: Release, signed_in: Client) -> None:
+    assert slugs(signed_in, f"?verdict={fleet.gate_verdict}") == ["contract-summaries"]
+
+
+def test_a_bad_filter_is_named_and_ignored(fleet: Release, signed_in: Client) -> None:
+    response = signed_in.get("/?method=warp-drive&lane=NOT+A+LANE")
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "method: Select a valid choice." in body and "lane: a lane is lowercase" in body
+    assert slugs(signed_in, "?method=warp-drive") == ["contract-summaries", "doc-review", "support-chat"]
+
+
+def test_no_match_says_how_to_see_everything(fleet: Release, signed_in: Client) -> None:
+    body = signed_in.get("/?method=medusa").content.decode()
+    assert "No route matches these filters" in body
+
+
+def test_the_overview_reads_in_constant_queries(
+    benchmarked: Release, proposer: Any, approver: Any, signed_in: Client
+) -> None:
+    def count() -> int:
+        with CaptureQueriesContext(connection) as ctx:
+            assert signed_in.get("/").status_code == 200
+        return len(ctx.captured_queries)
+
+    one = count()
+    go_live("support-chat", "support-chat-eagle3", proposer, approver)
+    go_live("ops-agent", "agent-draft-model-vllm", proposer, approver)
+    benchmarked_release(proposer=proposer, approver=approver, slug="contract-summaries-eu")
+    make_version("doc-review", example("doc-review-ngram-tgi"))
+    assert count() == one
+    assert one <= 4  # session, user, role, and the one for the rows
