@@ -38,6 +38,10 @@ def publisher_app() -> Celery:
             app = Celery("specpact-publisher", set_as_current=False)
             app.conf.update(
                 broker_url=url,
+                # Celery prefers a CELERY_BROKER_URL environment variable to broker_url;
+                # the explicit read/write URLs win over it, so the settings decide.
+                broker_read_url=url,
+                broker_write_url=url,
                 broker_transport_options=transport_options(),
                 task_serializer="json",
                 broker_connection_retry_on_startup=True,

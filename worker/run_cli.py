@@ -107,7 +107,7 @@ def run_command(args: argparse.Namespace) -> int:
     heartbeat.beat()
     heartbeat.start()
     queues = list(dict.fromkeys(credentials.queues + args.queue))
-    log.info("consuming %s from %s", ", ".join(queues), app.conf.broker_url.split("@")[-1])
+    log.info("consuming %s from %s", ", ".join(queues), str(app.conf.broker_read_url).split("@")[-1])
     try:
         app.worker_main(
             [

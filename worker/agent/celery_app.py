@@ -27,8 +27,13 @@ app = Celery("specpact-worker", set_as_current=False)
 
 
 def configure(credentials: Credentials, *, broker_url: str | None = None) -> Celery:
+    url = broker_url or credentials.broker_url
     app.conf.update(
-        broker_url=broker_url or credentials.broker_url,
+        broker_url=url,
+        # Celery prefers a CELERY_BROKER_URL environment variable to broker_url; the
+        # explicit read/write URLs win over it, so the registration (or --broker) decides.
+        broker_read_url=url,
+        broker_write_url=url,
         broker_transport_options={
             **credentials.broker_transport_options,
             "visibility_timeout": credentials.visibility_timeout_s,
@@ -52,7 +57,7 @@ def configure(credentials: Credentials, *, broker_url: str | None = None) -> Cel
 
 # `celery -A worker.agent.celery_app` loads this module with no CLI around it: take the
 # saved registration from the agent's folder.
-if os.environ.get("SPECPACT_WORKER_HOME") and not app.conf.broker_url:
+if os.environ.get("SPECPACT_WORKER_HOME") and not app.conf.get("broker_read_url"):
     _saved = Credentials.load(credentials_path(state_dir()))
     if _saved is not None:
         configure(_saved, broker_url=os.environ.get("SPECPACT_BROKER_URL"))
