@@ -74,6 +74,18 @@ def test_a_second_approver_approves_a_benchmarked_release_and_rolls_it_back(
     assert "sha256:" in page.locator("#active-contract").inner_text()
     shots(page, "route")
 
+    # The route card: print stylesheet (no navigation) and a PDF a buyer can take away.
+    page.goto(f"{base}/routes/contract-summaries/card/")
+    page.emulate_media(media="print")
+    assert page.evaluate("getComputedStyle(document.querySelector('.topbar')).display") == "none"
+    assert page.locator(".route-card .checklist > li").count() == 6
+    shots(page, "route-card-print")
+    pdf = shots.folder / "route-card.pdf"
+    page.pdf(path=str(pdf), format="A4")
+    assert pdf.read_bytes().startswith(b"%PDF")
+    page.emulate_media(media="screen")
+    page.goto(f"{base}/routes/contract-summaries/")
+
     page.select_option("#diff-from", "1")
     page.select_option("#diff-to", "2")
     page.click(".diff-picker button[type=submit]")
