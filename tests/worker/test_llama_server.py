@@ -55,7 +55,7 @@ def test_ngram_speculation_on_llama_server_is_measured_against_none() -> None:
     for result in (baseline, candidate):
         BenchResult.model_validate(result.model_dump(mode="json"))
         assert result.engine.command and result.engine.version
-        assert result.levels[0].errors == 0
+        assert result.levels[0].errors == 0, [r.error for r in result.levels[0].requests if r.error]
     base, cand = baseline.levels[0], candidate.levels[0]
     assert isinstance(base.speculation, SpeculationNotReported)
     assert isinstance(cand.speculation, SpeculationReported), cand.speculation

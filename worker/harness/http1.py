@@ -189,7 +189,6 @@ class _Connection(asyncio.Protocol):
         self.transport: asyncio.Transport | None = None
         self.current: _Exchange | None = None
         self.closed = False
-        self.used = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
@@ -247,25 +246,25 @@ class Http1Pool:
 
     async def request(self, data: bytes) -> tuple[float, _Exchange, bool]:
         """Sends ``data`` on an idle connection (or a new one) with one synchronous write.
-        Returns (send time, exchange, whether the connection was reused); await
-        ``exchange.done`` for the response."""
+        Returns (send time, exchange, whether the connection had been waiting in the
+        pool, where the server may have closed it); await ``exchange.done``."""
         conn = None
         while self.idle and conn is None:
             candidate = self.idle.pop()
             if not candidate.closed:
                 conn = candidate
+        pooled = conn is not None
         if conn is None:
             conn = await self._connect()
         ex = _Exchange(asyncio.get_running_loop())
         conn.current = ex
-        reused, conn.used = conn.used, True
         assert conn.transport is not None
         sent = perf_counter()
         conn.transport.write(data)
         ex.sent = ex.resp.last_activity = sent
         self.inflight.add(ex)
         ex.done.add_done_callback(lambda _f: self._release(conn, ex))
-        return sent, ex, reused
+        return sent, ex, pooled
 
     def _release(self, conn: _Connection, ex: _Exchange) -> None:
         self.inflight.discard(ex)
