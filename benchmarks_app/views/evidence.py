@@ -26,26 +26,23 @@ from specpact.errors import NotFound
 ARMS = ("baseline", "candidate")
 
 
-def _stores_aggregates() -> bool:
-    """Whether results carry their per-level aggregates (`RunResult.aggregates`:
-    {"baseline": [aggregate_level…], "candidate": […]}) stored when they landed."""
-    return any(f.name == "aggregates" for f in RunResult._meta.get_fields())
-
-
 def lane_aggregates(runs: list[Run]) -> dict[str, dict[str, list[dict[str, Any]]]]:
-    """lane → arm → level aggregates of the succeeded runs, in one query. Where results
-    don't store aggregates yet they are computed from the raw result (the only place a
-    page reads samples; it goes once the results store them)."""
+    """lane → arm → level aggregates of the succeeded runs, as stored with their results
+    (`RunResult.aggregates`), in one query. A result stored before aggregates were (the
+    migration gave it `{}`) is aggregated from its raw samples once per view, in a second
+    query that only such results cost."""
     done = {r.pk: r.lane for r in runs if r.state == RunState.SUCCEEDED}
     out: dict[str, dict[str, list[dict[str, Any]]]] = {}
     if not done:
         return out
-    results = RunResult.objects.filter(run_id__in=done)
-    if _stores_aggregates():
-        for run_id, stored in results.values_list("run_id", "aggregates"):
-            out[done[run_id]] = {arm: list((stored or {}).get(arm) or []) for arm in ARMS}
-    else:
-        for run_id, payload in results.values_list("run_id", "payload"):
+    missing = []
+    for run_id, stored in RunResult.objects.filter(run_id__in=done).values_list("run_id", "aggregates"):
+        if stored:
+            out[done[run_id]] = {arm: list(stored.get(arm) or []) for arm in ARMS}
+        else:
+            missing.append(run_id)
+    if missing:
+        for run_id, payload in RunResult.objects.filter(run_id__in=missing).values_list("run_id", "payload"):
             out[done[run_id]] = {arm: aggregate_result((payload or {}).get(arm) or {}) for arm in ARMS}
     return out
 

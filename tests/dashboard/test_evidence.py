@@ -144,3 +144,10 @@ def test_the_release_page_reads_in_constant_queries(proposer: Any, approver: Any
     large = benchmarked_release(proposer=proposer, approver=approver, slug="two-lanes")
     assert Run.objects.filter(release=small).count() == 1 and Run.objects.filter(release=large).count() == 2
     assert count(small) == count(large)
+
+
+def test_the_release_page_never_reads_raw_samples(benchmarked: Release, signed_in: Client) -> None:
+    with CaptureQueriesContext(connection) as ctx:
+        assert signed_in.get(f"/releases/{benchmarked.pk}/").status_code == 200
+    assert any('"aggregates"' in q["sql"] for q in ctx.captured_queries)
+    assert not any('"payload"' in q["sql"] for q in ctx.captured_queries)
