@@ -112,6 +112,7 @@ def _run(task: Task, client: ApiClient, state: AgentState, spec_json: str) -> di
         log.error("run %s attempt %s is not this worker's to run: %s", spec.run_id, spec.attempt, exc)
         return {"outcome": "not ours", "reason": exc.detail}
     state.set_current(spec.run_id, spec.attempt)
+    keep_current = False
     try:
         outcome = state.saved_result(spec.run_id, spec.attempt)
         if outcome is None:
@@ -121,6 +122,8 @@ def _run(task: Task, client: ApiClient, state: AgentState, spec_json: str) -> di
     except Transient as exc:
         countdown = _retry_countdown(task)
         log.warning("control plane unreachable uploading run %s; retrying in %.0f s", spec.run_id, countdown)
+        # Still this worker's run: heartbeats keep saying so until the saved result is in.
+        keep_current = True
         raise task.retry(exc=exc, countdown=countdown) from exc
     except RunCancelled as exc:
         return {"outcome": "cancelled", "reason": str(exc)}
@@ -135,4 +138,5 @@ def _run(task: Task, client: ApiClient, state: AgentState, spec_json: str) -> di
         _report_failure(client, spec.run_id, spec.attempt, "error", f"{type(exc).__name__}: {exc}")
         return {"outcome": "failed", "reason": str(exc)}
     finally:
-        state.clear_current()
+        if not keep_current:
+            state.clear_current()
