@@ -23,7 +23,9 @@ from celery import Celery
 
 from worker.agent.credentials import Credentials, credentials_path, state_dir
 
-app = Celery("specpact-worker", set_as_current=False)
+# No fixups: Celery's Django fixup would set Django up whenever DJANGO_SETTINGS_MODULE
+# happens to be set on the machine; the worker has no business with Django.
+app = Celery("specpact-worker", set_as_current=False, fixups=[])
 
 
 def configure(credentials: Credentials, *, broker_url: str | None = None) -> Celery:
