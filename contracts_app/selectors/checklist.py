@@ -315,7 +315,8 @@ class MeasuredLane:
         return self.prompts is not None and self.prompts < DEMO_PROMPTS
 
     def words(self) -> str:
-        name = self.workload or self.dataset
+        # Built-in prompt sets by their id; a file by the name the harness recorded.
+        name = self.dataset if self.dataset.startswith("builtin:") else (self.workload or self.dataset)
         version = f" v{self.workload_version}" if self.workload_version else ""
         prompts = f", {self.prompts} distinct prompts" if self.prompts is not None else ""
         return f"{self.lane} ({name}{version}{prompts}, run {self.run_id})"

@@ -50,6 +50,10 @@ class RouteRow:
     open_release_id: int | None = None
     open_release_state: str | None = None
 
+    @property
+    def open_release_state_words(self) -> str:
+        return str(self.open_release_state or "").replace("_", " ")
+
 
 def _speedups(raw: Any) -> list[Speedup]:
     """The gate result's `speedup` list (GateResult.headline_speedups); malformed entries skipped."""

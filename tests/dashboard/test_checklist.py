@@ -67,7 +67,7 @@ def test_an_activated_ngram_route_answers_from_its_contract_runs_and_audit(
     assert q5.status == "measured"
     assert q5.answer.startswith("Measured on the real workload lanes:")
     for lane in ("summarization", "extraction"):
-        assert f"{lane} ({lane} v1, " in q5.answer  # the harness's own record of the prompt set
+        assert f"{lane} (builtin:{lane} v1, " in q5.answer  # with the version the harness recorded
     run_links = [e for e in q5.evidence if e.kind == "run"]
     assert len(run_links) == 2 and all(e.url.startswith("/runs/") for e in run_links)
 
@@ -110,7 +110,7 @@ def test_a_lane_the_contract_allows_but_no_run_measured_is_named(
     activate(release, second_approver)
     q5 = answers("contract-summaries")[4]
     assert q5.status == "partial"
-    assert "Measured on the real workload lanes: extraction (extraction v1" in q5.answer
+    assert "Measured on the real workload lanes: extraction (builtin:extraction v1" in q5.answer
     assert q5.answer.endswith("Not measured: summarization.")
 
 

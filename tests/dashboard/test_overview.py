@@ -46,7 +46,7 @@ def test_it_shows_lanes_method_verdict_speedup_and_pending(fleet: Release, signe
     assert f'<span class="badge badge-{fleet.gate_verdict}">' in row
     assert '×</strong> <span class="muted">summarization, tpot_p50 at concurrency 1' in row
     assert f'href="/releases/{fleet.pk}/">release #{fleet.pk}</a>' in row
-    assert "awaiting_review" in row
+    assert "awaiting review" in row
 
 
 @pytest.mark.parametrize(
