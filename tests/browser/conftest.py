@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from django.conf import settings
+from django.db import connections
 
 from tests.dashboard.builders import SERVERS
 
@@ -49,6 +50,9 @@ def browser(chromium_path: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any
         try:
             yield browser
         finally:
+            # While Playwright's loop runs, Django keeps this thread's connections apart
+            # from its usual ones; close them here, or the test database can't be dropped.
+            connections.close_all()
             browser.close()
 
 

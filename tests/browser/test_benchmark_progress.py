@@ -9,7 +9,7 @@ import pytest
 
 from benchmarks_app.models import Run
 from benchmarks_app.services.lifecycle import run_progress, run_start
-from tests.browser.test_release_review import CHARTS, sign_in
+from tests.browser.helpers import CHARTS, sign_in
 from tests.dashboard.builders import active_route, finish_runs, propose_candidate, register_worker
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -11,40 +11,11 @@ from typing import Any
 import pytest
 
 from releases_app.models import Release
+from tests.browser.helpers import CHARTS, chart_traces, sign_in, sign_out
 from tests.dashboard.builders import benchmarked_release
-from tests.factories import PASSWORD, example, make_version
+from tests.factories import example, make_version
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-CHARTS = ".evidence .chart"
-
-
-def sign_in(page: Any, base: str, username: str) -> None:
-    page.goto(f"{base}/login/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{base}/")
-
-
-def sign_out(page: Any) -> None:
-    page.click("form.logout button")
-    page.wait_for_url("**/login/**")
-
-
-def chart_traces(page: Any) -> list[dict[str, Any]]:
-    """Per drawn chart: its id, Plotly's trace names (`gd.data`) and its SVG count."""
-    return list(
-        page.evaluate(
-            """(selector) => Array.from(document.querySelectorAll(selector)).map((gd) => ({
-                 id: gd.id,
-                 names: (gd.data || []).map((t) => t.name),
-                 svg: gd.querySelectorAll('svg.main-svg').length,
-                 legend: Array.from(gd.querySelectorAll('.legendtext')).map((t) => t.textContent),
-               }))""",
-            CHARTS,
-        )
-    )
 
 
 def test_a_second_approver_approves_a_benchmarked_release_and_rolls_it_back(
