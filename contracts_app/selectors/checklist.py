@@ -138,26 +138,37 @@ def route_checklist(route: Route) -> Checklist:
 
 @dataclass(frozen=True)
 class _Activation:
+    """How the active version got there: the approval of `release` (how "approved"), or
+    the rollback of `release` (how "rolled_back"), by `by`."""
+
     release: Release
-    approved_by: str | None
+    how: str
+    by: str | None
 
 
 def _activating_release(route: Route, version: ContractVersion) -> _Activation | None:
+    """The latest release that changed the route's active version: its approval made
+    `version` active, or its rollback returned the route to `version`."""
     release = (
-        Release.objects.filter(route=route, candidate_version=version, state=ReleaseState.ACTIVE)
+        Release.objects.filter(route=route, state__in=[ReleaseState.ACTIVE, ReleaseState.ROLLED_BACK])
         .select_related("baseline_version")
+        .order_by("-id")
         .first()
     )
     if release is None:
         return None
+    how = "approved" if release.state == ReleaseState.ACTIVE else "rolled_back"
+    if how == "approved" and release.candidate_version_id != version.pk:
+        return None
+    kind = "approve" if how == "approved" else "rollback"
     decision = (
-        Decision.objects.filter(release=release, kind="approve")
+        Decision.objects.filter(release=release, kind=kind)
         .select_related("decided_by")
         .order_by("-id")
         .first()
     )
     who = decision.decided_by.get_username() if decision and decision.decided_by else None
-    return _Activation(release, who)
+    return _Activation(release, how, who)
 
 
 def _release_evidence(route: Route, activation: _Activation | None) -> list[Evidence]:
@@ -190,9 +201,12 @@ def _q1_method(
             f"{tokens} speculative tokens per step, on {engine} serving {target.get('model')} "
             f"(contract version {version.number})."
         )
-    if activation is not None:
-        by = f", approved by {activation.approved_by}" if activation.approved_by else ""
+    if activation is not None and activation.how == "approved":
+        by = f", approved by {activation.by}" if activation.by else ""
         text += f" Active since release #{activation.release.pk}{by}."
+    elif activation is not None:
+        by = f" by {activation.by}" if activation.by else ""
+        text += f" Active again since release #{activation.release.pk} was rolled back{by}."
     elif route.active_since is None:
         text += " How it became active is not recorded."
     return Answer(
@@ -407,6 +421,11 @@ def _q6_rollback(
     to = str(rollback.get("to", "previous"))
     if to == "speculation_off":
         plan = "Switch speculation off: the same target, engine and limits with plain decoding"
+    elif activation is not None and activation.how == "rolled_back":
+        plan = (
+            f"None in force: version {version.number} came back by rolling back release "
+            f"#{activation.release.pk}, and no release is active to roll back; a change is a new release"
+        )
     elif to == "previous":
         previous = activation.release.baseline_version if activation else None
         if previous is not None:
@@ -432,5 +451,7 @@ def _q6_rollback(
             audit_url(route=route.slug, action="release.rolled_back"),
         ),
     ]
-    missing_target = to == "previous" and (activation is None or activation.release.baseline_version is None)
+    missing_target = (activation is not None and activation.how == "rolled_back") or (
+        to == "previous" and (activation is None or activation.release.baseline_version is None)
+    )
     return Answer(QUESTIONS[5], text, "partial" if missing_target else "documented", evidence)

@@ -13,7 +13,7 @@ from django.test import Client
 from contracts_app.selectors import route_get
 from contracts_app.selectors.checklist import QUESTIONS, route_checklist
 from releases_app.models import Release
-from releases_app.services import release_approve, release_create
+from releases_app.services import release_approve, release_create, release_rollback
 from tests.dashboard.builders import baseline_document, benchmarked_release, candidate_document
 from tests.factories import example, make_version, variant
 
@@ -162,3 +162,19 @@ def test_an_unpinned_tokenizer_is_only_partly_documented(proposer: Any, approver
     q3 = answers("local-extraction")[2]
     assert q3.status == "partial"
     assert q3.answer.startswith("Partly: the tokenizer is not pinned.")
+
+
+def test_after_a_rollback_the_answers_say_how_the_route_got_back(
+    benchmarked: Release, second_approver: Any
+) -> None:
+    activate(benchmarked, second_approver)
+    release_rollback(release=benchmarked, actor=second_approver, reason="summaries drifted")
+    q1, *_, q6 = answers("contract-summaries")
+    assert q1.answer.startswith("None: speculation is off. Version 1 serves")
+    assert q1.answer.endswith(
+        f"Active again since release #{benchmarked.pk} was rolled back by {second_approver.username}."
+    )
+    assert q6.status == "partial"
+    assert q6.answer.startswith(
+        f"None in force: version 1 came back by rolling back release #{benchmarked.pk}"
+    )
