@@ -21,7 +21,8 @@ The request's ``model`` picks a failure mode: ``ref`` (normal), ``http500``, ``f
 (every second request is a 500), ``garbage`` (a malformed SSE line mid-stream), ``drop``
 (the connection closes mid-stream), ``nousage`` (no usage, no token ids), ``stall``
 (stops sending after two chunks), ``notsse`` (a JSON body instead of a stream),
-``error-event`` (an error object mid-stream).
+``error-event`` (an error object mid-stream), ``close-after`` (closes the keep-alive
+connection after each complete response, as llama-server does after a stream).
 """
 
 from __future__ import annotations
@@ -36,7 +37,18 @@ from typing import Any
 
 from aiohttp import web
 
-MODES = {"ref", "http500", "flaky", "garbage", "drop", "nousage", "stall", "notsse", "error-event"}
+MODES = {
+    "ref",
+    "http500",
+    "flaky",
+    "garbage",
+    "drop",
+    "nousage",
+    "stall",
+    "notsse",
+    "error-event",
+    "close-after",
+}
 
 
 class Reference:
@@ -136,6 +148,8 @@ class Reference:
             await resp.write(b"data: " + json.dumps({"choices": [], "usage": usage}).encode() + b"\n\n")
         await resp.write(b"data: [DONE]\n\n")
         await resp.write_eof()
+        if mode == "close-after" and request.transport is not None:
+            request.transport.close()
         self.truth.append(
             {
                 "prompt": prompt,

@@ -106,3 +106,12 @@ def test_a_server_sending_more_tokens_than_max_tokens_is_an_error(reference_serv
     level = run_benchmark(plan).levels[0]
     assert level.errors == 4
     assert all("more than max_tokens 8" in (r.error or "") for r in level.requests)
+
+
+def test_a_server_closing_keep_alive_connections_after_each_stream_costs_no_request(
+    bad_server, tmp_path: Path
+) -> None:
+    # llama-server closes the connection after a streamed response; the next request on
+    # that pooled connection gets no response and is sent again on a fresh one.
+    result = _run(bad_server.base_url, "close-after", write_prompts(tmp_path / "p.jsonl", 8), concurrency=[1])
+    assert result.levels[0].errors == 0 and result.levels[0].completed == 8

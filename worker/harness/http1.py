@@ -71,7 +71,9 @@ class _Exchange:
     def feed(self, t: float, data: bytes) -> None:
         self.resp.last_activity = t
         if not self._head_done:
-            self._buf += data
+            # Empty lines before a status line are ignored (RFC 9112 2.2): the tail of the
+            # previous response's chunked framing can arrive after it was complete.
+            self._buf = (self._buf + data).lstrip(b"\r\n")
             end = self._buf.find(b"\r\n\r\n")
             if end < 0:
                 if len(self._buf) > _HEAD_LIMIT:
@@ -178,7 +180,7 @@ class _Exchange:
     def connection_lost(self) -> None:
         if self._head_done and self._mode == "close":
             self._finish()
-        elif not self._head_done and not self._buf:
+        elif not self._head_done and not self._buf.strip():
             self.fail(ClosedBeforeResponse("connection closed before any response"))
         else:
             self.fail(HttpError("stream dropped: connection closed mid-response"))
