@@ -51,6 +51,15 @@ class RouteRow:
     open_release_state: str | None = None
 
     @property
+    def verdict_is_history(self) -> bool:
+        """The gated release no longer speaks for the route (rolled back, rejected, …)."""
+        return self.gated_release_state not in _CURRENT
+
+    @property
+    def gated_release_state_words(self) -> str:
+        return str(self.gated_release_state or "").replace("_", " ")
+
+    @property
     def open_release_state_words(self) -> str:
         return str(self.open_release_state or "").replace("_", " ")
 
