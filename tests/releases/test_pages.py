@@ -63,6 +63,7 @@ def test_an_approver_sees_approve_and_the_proposer_does_not(
     mine = _client(proposer).get(f"/releases/{awaiting.pk}/").content.decode()
     assert 'aria-label="Approve"' not in mine
     assert 'aria-label="Cancel"' in mine
+    assert "another approver must approve it" in mine
 
 
 def test_a_failed_gate_shows_the_override_fields(failed_gate: Release, approver: Any) -> None:
