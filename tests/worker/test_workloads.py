@@ -26,10 +26,17 @@ def test_greedy_lanes_and_the_sampled_chat_lane() -> None:
 
 def test_extraction_answers_are_spans_of_the_input() -> None:
     for p in load_workload("extraction").prompts:
-        report = p.text.split("Report:\n", 1)[1].split("\n\nRecord:", 1)[0]
-        incident = re.search(r"Incident ID: (INC-\d+-\d+)", p.text)
-        assert incident and incident.group(1) in report
-        assert re.search(r"\d{4}-\d{2}-\d{2}", report)  # the date to copy is in the report
+        blocks = p.text.split("Report:\n")[1:]
+        assert len(blocks) == 2  # a worked example, then the case
+        example_report, example_record = blocks[0].split("\n\nRecord:\n")
+        for line in example_record.strip().splitlines():
+            field, value = line.split(": ", 1)
+            # Every value is copied from the report ("Opened" joins its date and time).
+            parts = value.split(" ", 1) if field == "Opened" else value.split("; ")
+            assert all(part in example_report for part in parts), (line, example_report)
+        report, record = blocks[1].split("\n\nRecord:\n")
+        incident = re.search(r"Incident ID: (INC-\d+-\d+)", record)
+        assert incident and incident.group(1) in report and record.endswith("Root cause:")
 
 
 def test_agent_prompts_are_multi_step_tool_transcripts() -> None:

@@ -276,7 +276,8 @@ def _fill(rng: random.Random, template: str) -> str:
     )
 
 
-def extraction(rng: random.Random, i: int) -> str:
+def _incident(rng: random.Random) -> tuple[str, list[tuple[str, str]]]:
+    """An incident report and its record: every value in the record is a span of the report."""
     svc, region = rng.choice(SERVICES), rng.choice(REGIONS)
     incident = f"INC-{rng.randint(2024, 2026)}-{rng.randint(1000, 9999)}"
     date = f"2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
@@ -291,11 +292,31 @@ def extraction(rng: random.Random, i: int) -> str:
         f"root cause was {cause}. Service was restored {rng.randint(9, 240)} minutes after the first alert. "
         f"Follow-up actions agreed in the review: {actions[0]}; and {actions[1]}."
     )
+    record = [
+        ("Incident ID", incident),
+        ("Root cause", cause),
+        ("Impact", symptom),
+        ("Follow-up actions", f"{actions[0]}; {actions[1]}"),
+        ("Reported by", reporter),
+        ("On-call engineer", owner),
+        ("Service", svc),
+        ("Region", region),
+        ("Severity", severity),
+        ("Opened", f"{date} {start}"),
+    ]
+    return report, record
+
+
+def extraction(rng: random.Random, i: int) -> str:
+    # One worked example first (another incident), so that even a small base model answers
+    # in the record's format by copying spans of the input: the case prompt lookup is for.
+    example_report, example_record = _incident(rng)
+    report, record = _incident(rng)
+    example = "\n".join(f"{k}: {v}" for k, v in example_record)
     return (
-        "Read the incident report and fill in the record with these fields: Incident ID, Date, Time, "
-        "Reporter, Service, Region, Severity, On-call engineer, Root cause, Follow-up actions. Copy every "
-        f"value exactly as it is written in the report.\n\nReport:\n{report}\n\nRecord:\n"
-        f"Incident ID: {incident}\nDate:"
+        "Fill in the record for each incident report. Copy every value word for word from the report.\n\n"
+        f"Report:\n{example_report}\n\nRecord:\n{example}\n\n"
+        f"Report:\n{report}\n\nRecord:\nIncident ID: {record[0][1]}\nRoot cause:"
     )
 
 
