@@ -15,6 +15,7 @@ Numbers depend on the machine and on what else runs on it: rerun before quoting 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import statistics
@@ -29,6 +30,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from worker.harness.loadgen import Job, LoadGenerator, Progress  # noqa: E402
 from worker.harness.plan import BenchPlan  # noqa: E402
 from worker.harness.runner import run_benchmark  # noqa: E402
 from worker.workloads import load_workload  # noqa: E402
@@ -162,6 +164,47 @@ def accuracy(folder: Path, levels: list[int]) -> list[dict[str, Any]]:
     return rows
 
 
+def where_the_ttft_error_is(concurrency: int) -> dict[str, float]:
+    """Splits the TTFT error at one level into its two parts, from absolute times on the
+    shared clock: send -> server received (the reference server picking the request up:
+    kernel + its own event loop) and server wrote -> harness read (the harness's lag)."""
+    server = Server(*SCHEDULE)
+    try:
+        gen_progress = Progress()
+        jobs = [
+            Job(f"d{i}", json.dumps({"model": "ref", "prompt": f"split {i}", "max_tokens": 64,
+                                     "stream": True, "return_token_ids": True}).encode())
+            for i in range(2 * concurrency)
+        ]  # fmt: skip
+
+        async def go() -> list[Any]:
+            async with LoadGenerator(
+                base_url=server.url,
+                api="completions",
+                api_key=None,
+                request_timeout_s=300,
+                stall_timeout_s=120,
+                progress=gen_progress,
+            ) as g:
+                return await g.closed_loop(jobs, concurrency, None)  # fmt: skip
+
+        exchanges = asyncio.run(go())
+        truth = server.truth()
+    finally:
+        server.stop()
+    pickup, read_lag = [], []
+    for ex in exchanges:
+        t = truth[f"split {ex.prompt_id[1:]}"]
+        first_read = next(ts for ts, data in ex.reads if b'"text"' in data)
+        pickup.append((t["recv"] - ex.sent) * 1000)
+        read_lag.append((first_read - t["writes"][0]) * 1000)
+    return {
+        "concurrency": concurrency,
+        "server_pickup_ms_p50": statistics.median(pickup),
+        "harness_read_lag_ms_p50": statistics.median(read_lag),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -179,10 +222,18 @@ def main() -> None:
             flush=True,
         )
         rows = accuracy(Path(tmp), [int(x) for x in args.levels.split(",")])
+        split = [where_the_ttft_error_is(c) for c in (256, max(int(x) for x in args.levels.split(",")))]
+        for sp in split:
+            print(
+                f"c={sp['concurrency']}: TTFT error = server pickup p50 {sp['server_pickup_ms_p50']:.2f} ms "
+                f"+ harness read lag p50 {sp['harness_read_lag_ms_p50']:.2f} ms"
+            )
     accurate = [r["concurrency"] for r in rows if r["accurate"]]
     print(f"most concurrent streams measured within 2% / 1 ms: {max(accurate) if accurate else 'none'}")
     if args.json:
-        args.json.write_text(json.dumps({"overhead": cost, "accuracy": rows}, indent=1))
+        args.json.write_text(
+            json.dumps({"overhead": cost, "accuracy": rows, "ttft_error_split": split}, indent=1)
+        )
 
 
 if __name__ == "__main__":
