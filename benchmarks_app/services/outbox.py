@@ -30,7 +30,14 @@ log = logging.getLogger(__name__)
 
 # The relay's own pass retries on its next tick, so one publish waits little for a broker
 # that is down: the web request that kicks the relay after commit must not hang.
-_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0.2, "interval_step": 0.5, "interval_max": 1.0}
+_PUBLISH_RETRY_POLICY: dict[str, float] = {
+    "max_retries": 1,
+    "interval_start": 0.2,
+    "interval_step": 0.5,
+    "interval_max": 1.0,
+}
+# kombu's own connection retries (retry=False) take seconds: one try is max_retries 0.
+_ONE_TRY: dict[str, float] = {"max_retries": 0, "interval_start": 0}
 
 
 def outbox_enqueue(*, run: Run) -> OutboxMessage:
@@ -55,7 +62,9 @@ def relay_kick(*, message_ids: list[int]) -> None:
     """Publish just-committed messages now rather than at the next relay tick. Never
     raises: a failure leaves them pending for the relay."""
     try:
-        outbox_relay(only_ids=message_ids)
+        # One try: with the broker down, the request that committed the run should not
+        # wait for it; the relay's next tick retries.
+        outbox_relay(only_ids=message_ids, retry_policy=_ONE_TRY)
     except Exception:  # the relay retries; the request that committed the run must succeed
         log.exception("outbox kick failed; the relay will retry")
 
@@ -75,7 +84,7 @@ def _backoff_s(tries: int) -> float:
     return random.uniform(0, min(cap, 2.0 ** min(tries, 16)))
 
 
-def _publish(app: Celery, message: OutboxMessage) -> None:
+def _publish(app: Celery, message: OutboxMessage, *, retry_policy: dict[str, float]) -> None:
     # The payload is sent as a JSON string so that a worker reads it with its own spec
     # parser, version check first, rather than with whatever the serializer makes of it.
     app.send_task(
@@ -87,7 +96,7 @@ def _publish(app: Celery, message: OutboxMessage) -> None:
         soft_time_limit=message.soft_time_limit_s,
         time_limit=message.time_limit_s,
         retry=True,
-        retry_policy=_PUBLISH_RETRY_POLICY,
+        retry_policy=retry_policy,
     )
 
 
@@ -101,7 +110,11 @@ def _pending() -> Any:
 
 
 def outbox_relay(
-    *, app: Celery | None = None, limit: int = 500, only_ids: list[int] | None = None
+    *,
+    app: Celery | None = None,
+    limit: int = 500,
+    only_ids: list[int] | None = None,
+    retry_policy: dict[str, float] | None = None,
 ) -> RelayReport:
     """Publish pending messages one at a time, each under its row lock.
 
@@ -128,7 +141,7 @@ def outbox_relay(
                 report.discarded += 1
                 continue
             try:
-                _publish(app, message)
+                _publish(app, message, retry_policy=retry_policy or _PUBLISH_RETRY_POLICY)
             except Exception as exc:  # kombu raises several types for a broker that is down
                 message.tries += 1
                 message.last_error = f"{type(exc).__name__}: {exc}"[:2000]
