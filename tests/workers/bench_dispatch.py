@@ -78,7 +78,8 @@ def main(n: int) -> None:
         f"broker down: {n} runs created in {down:.2f} s ({1000 * down / n:.1f} ms each, failed kick included)"
     )
     print(
-        f"relay, broker back: {report.published} published in {relayed:.2f} s ({report.published / relayed:.0f}/s)"
+        f"relay, broker back: {report.published} published in {relayed:.2f} s "
+        f"({report.published / relayed:.0f} per s)"
     )
 
 
