@@ -71,6 +71,11 @@ def _render(document: dict[str, Any], engine: str) -> dict[str, Any]:
 
 def _managed_engine(document: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     engine = document["target"]["engine"]
+    if engine not in _MANAGED_ENGINES:
+        raise DomainError(
+            f"the worker cannot launch a {engine} server: managed runs are for {', '.join(_MANAGED_ENGINES)}",
+            errors=[FieldError("engine", f"use 'transformers' for a {engine} contract")],
+        )
     rendered = _render(document, engine)
     argv = list(rendered["argv"])
     if "--port" not in argv:

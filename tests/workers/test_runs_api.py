@@ -12,6 +12,7 @@ from rest_framework.test import APIClient
 
 from benchmarks_app.choices import RunState
 from benchmarks_app.models import OutboxMessage, Run, RunResult
+from tests.factories import example, make_version, variant
 from tests.workers.conftest import register
 
 pytestmark = pytest.mark.django_db
@@ -262,3 +263,18 @@ def test_the_spec_schema_is_published() -> None:
     body = APIClient().get("/api/v1/runs/spec-schema").json()
     assert body["spec_version"] == 1
     assert body["schema"]["properties"]["spec_version"]["const"] == 1
+
+
+def test_an_engine_the_contract_cannot_use_is_refused_at_creation(operator: Any) -> None:
+    doc = example("local-gemma-prompt-lookup")
+    make_version("local-extraction", variant(doc, **{"speculation": {"method": "none"}}))
+    make_version("local-extraction", doc)
+    client = APIClient()
+    client.force_login(operator)
+    body = {"route": "local-extraction", "baseline_version": 1, "candidate_version": 2}
+    managed = client.post("/api/v1/runs/", {**body, "engine": "managed"}, format="json")
+    assert managed.status_code == 400 and "cannot launch a transformers server" in managed.json()["detail"]
+    ok = client.post("/api/v1/runs/", {**body, "requests_per_level": 2}, format="json")
+    assert ok.status_code == 201 and ok.json()["engine_kind"] == "transformers"
+    assert ok.json()["queue"] == "engine.transformers"
+    assert not Run.objects.filter(engine_kind="managed").exists()
