@@ -63,15 +63,18 @@ def _register(url: str, bootstrap: str | None, name: str | None, queues: list[st
     return Credentials.from_registration(url, body)
 
 
-def _still_valid(credentials: Credentials) -> bool:
+def _check_still_valid(credentials: Credentials) -> None:
+    """A refused token means the worker was revoked: enrolling again silently (with a
+    bootstrap token still in the environment) would undo the revocation."""
     client = ApiClient(credentials.url, credentials.token)
     try:
         with_backoff(lambda: client.heartbeat(None), tries=3)
-        return True
     except ApiError as exc:
-        if exc.status in (401, 403):
-            log.warning("the saved worker token was refused (%s): registering again", exc.detail)
-            return False
+        if exc.status == 401:
+            raise SystemExit(
+                f"error: the control plane refuses worker {credentials.worker_id}'s token ({exc.detail}); "
+                "it was probably revoked. Pass --reregister to enrol this machine as a new worker."
+            ) from None
         raise SystemExit(f"error: the control plane did not answer: {exc}") from None
     finally:
         client.close()
@@ -87,8 +90,10 @@ def run_command(args: argparse.Namespace) -> int:
     os.environ["SPECPACT_WORKER_HOME"] = str(home)
     path = credentials_path(home)
     credentials = None if args.reregister else Credentials.load(path)
-    if credentials is not None and (credentials.url != url or not _still_valid(credentials)):
-        credentials = None
+    if credentials is not None and credentials.url != url:
+        credentials = None  # registered with another control plane
+    if credentials is not None:
+        _check_still_valid(credentials)
     if credentials is None:
         credentials = _register(url, args.bootstrap_token, args.name, args.queue)
         credentials.save(path)

@@ -22,7 +22,7 @@ from benchmarks_app.choices import FINISHED_STATES, RunState
 from benchmarks_app.models import OutboxMessage, Run, RunResult, Worker
 from benchmarks_app.services.runs import run_cancel, run_create
 from benchmarks_app.services.sweep import runs_sweep
-from benchmarks_app.services.workers import bootstrap_token_create, worker_register
+from benchmarks_app.services.workers import bootstrap_token_create, worker_register, worker_revoke
 from tests.workers.conftest import Agent, RedisServer, wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
@@ -311,3 +311,27 @@ def test_the_specs_soft_time_limit_ends_the_run_timed_out(
     assert run.state == RunState.TIMED_OUT, (run.state, run.last_error)
     assert run.last_error == "the run exceeded its time limit of 5 s"
     assert not RunResult.objects.filter(run=run).exists()
+
+
+def test_a_revoked_worker_stops_consuming_and_loses_no_message(
+    live_server: Any,
+    protocol: RedisServer,
+    agents: Callable[..., Agent],
+    versions: Any,
+    endpoints: dict[str, Any],
+    admin: Any,
+) -> None:
+    first, w1 = _start(agents, live_server.url, "w1")
+    second, w2 = _start(agents, live_server.url, "w2")
+    worker_revoke(worker=w1, actor=admin, reason="decommissioned")
+    # Sent at once to the pool both serve: w1 may still take one before it notices.
+    runs = [_run(versions, endpoints, max_tokens=8) for _ in range(3)]
+    first.proc.wait(30)  # the agent shut itself down
+    assert b"stopping the agent" in first.log.read_bytes()
+    for run in runs:
+        done = _finished(run.pk, 120, [second])
+        assert done.state == RunState.SUCCEEDED and done.worker_id == w2.pk, done.last_error
+    # Restarted with its saved credentials, it refuses to enrol itself again.
+    again = Agent(first.home, live_server.url, "", "w1")
+    assert again.proc.wait(30) != 0
+    assert b"probably revoked" in again.log.read_bytes()

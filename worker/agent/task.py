@@ -6,17 +6,20 @@ no longer this task's to report (a 409 on claim: finished, cancelled, another at
 from __future__ import annotations
 
 import logging
+import os
 import random
 import traceback
 from typing import Any
 
 from billiard.exceptions import SoftTimeLimitExceeded
 from celery import Task
+from celery.exceptions import Reject
 
 from worker.agent.celery_app import app
 from worker.agent.client import ApiClient, ApiError, Refused, Transient, with_backoff
 from worker.agent.credentials import Credentials, credentials_path, state_dir
 from worker.agent.execute import RunCancelled, execute
+from worker.agent.heartbeat import stop_agent
 from worker.agent.state import AgentState
 from worker.spec import RUN_TASK_NAME, RunSpec, SpecRefused, parse_spec
 
@@ -109,6 +112,11 @@ def _run(task: Task, client: ApiClient, state: AgentState, spec_json: str) -> di
         # rather than being acknowledged with the run never started.
         raise task.retry(exc=exc, countdown=_retry_countdown(task)) from exc
     except ApiError as exc:
+        if exc.status == 401:
+            # This worker was revoked: the message goes back for another worker, and the
+            # agent (this pool process's parent) shuts down.
+            stop_agent(f"run {spec.run_id}: the worker token was refused", pid=os.getppid())
+            raise Reject(f"worker token refused: {exc.detail}", requeue=True) from exc
         log.error("run %s attempt %s is not this worker's to run: %s", spec.run_id, spec.attempt, exc)
         return {"outcome": "not ours", "reason": exc.detail}
     state.set_current(spec.run_id, spec.attempt)
