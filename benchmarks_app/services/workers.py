@@ -56,6 +56,21 @@ def bootstrap_token_create(
     return row, token
 
 
+@transaction.atomic
+def bootstrap_token_revoke(*, token: BootstrapToken, actor: Any) -> BootstrapToken:
+    token.revoked_at = timezone.now()
+    token.save(update_fields=["revoked_at"])
+    audit_record(
+        actor=actor,
+        action="worker.bootstrap_token.revoke",
+        obj_type="bootstrap_token",
+        obj_id=token.pk,
+        before={"hint": token.hint, "uses": token.uses},
+        after={"revoked_at": token.revoked_at},
+    )
+    return token
+
+
 def bootstrap_token_for(token: str) -> BootstrapToken | None:
     if not token.startswith(BOOTSTRAP_PREFIX):
         return None

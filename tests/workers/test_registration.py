@@ -169,3 +169,16 @@ def test_workers_page_lists_workers_with_time_elements(viewer: Any) -> None:
     html = client.get("/workers/").content.decode()
     assert "gpu-box-1" in html and "pool.gpu-h100" in html and "NVIDIA H100 80GB HBM3" in html
     assert '<time datetime="' in html and "badge-online" in html
+
+
+def test_a_revoked_bootstrap_token_enrols_no_more_workers() -> None:
+    out = StringIO()
+    call_command("createbootstraptoken", stdout=out)
+    token = out.getvalue().strip()
+    assert _register(token).status_code == 201
+    call_command("revokebootstraptoken", token[:10], stdout=StringIO())
+    assert _register(token).status_code == 401
+    assert AuditEvent.objects.filter(action="worker.bootstrap_token.revoke").count() == 1
+    assert Worker.objects.get().status == "online"  # the worker it enrolled keeps its own token
+    with pytest.raises(CommandError, match="give a longer hint"):
+        call_command("revokebootstraptoken", "spb_", stdout=StringIO())
