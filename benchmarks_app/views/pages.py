@@ -12,18 +12,41 @@ from django.views.decorators.http import require_POST
 from accounts_app.permissions import can_access_route, has_role
 from audit_app.actors import actor_from_request
 from benchmarks_app.models import Run
-from benchmarks_app.selectors import run_get, run_list, worker_list
+from benchmarks_app.selectors import run_get, run_list, worker_get, worker_list
 from benchmarks_app.services.runs import run_cancel
+from benchmarks_app.services.workers import worker_revoke
 from specpact.errors import DomainError, NotFound
 
 
 @login_required
 def workers_page(request: HttpRequest) -> HttpResponse:
-    workers = list(worker_list())
-    recent_runs = list(run_list()[:20])
-    return render(
-        request, "benchmarks/workers.html", {"workers": workers, "runs": recent_runs, "nav": "workers"}
-    )
+    context = {
+        "workers": list(worker_list()),
+        "runs": list(run_list()[:20]),
+        "can_revoke": has_role(request, "admin"),
+        "nav": "workers",
+    }
+    # htmx refreshes the fleet table (status, current run, heartbeats) in place.
+    if request.headers.get("HX-Request") == "true":
+        return render(request, "benchmarks/_workers_table.html", context)
+    return render(request, "benchmarks/workers.html", context)
+
+
+@login_required
+@require_POST
+def worker_revoke_page(request: HttpRequest, worker_id: int) -> HttpResponse:
+    if not has_role(request, "admin"):
+        messages.error(request, "Revoking a worker needs the admin role.")
+        return HttpResponseRedirect(reverse("workers"))
+    try:
+        worker = worker_get(worker_id)
+        worker_revoke(
+            worker=worker, actor=actor_from_request(request), reason=request.POST.get("reason", "").strip()
+        )
+        messages.success(request, f"Worker {worker.name} (#{worker.pk}) revoked: its token no longer works.")
+    except DomainError as exc:
+        messages.error(request, exc.detail)
+    return HttpResponseRedirect(reverse("workers"))
 
 
 def _run_or_404(request: HttpRequest, run_id: int) -> Run:

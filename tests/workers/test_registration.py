@@ -182,3 +182,22 @@ def test_a_revoked_bootstrap_token_enrols_no_more_workers() -> None:
     assert Worker.objects.get().status == "online"  # the worker it enrolled keeps its own token
     with pytest.raises(CommandError, match="give a longer hint"):
         call_command("revokebootstraptoken", "spb_", stdout=StringIO())
+
+
+def test_an_admin_revokes_a_worker_from_the_workers_page(admin: Any, operator: Any) -> None:
+    _, bootstrap = bootstrap_token_create()
+    _register(bootstrap)
+    worker = Worker.objects.get()
+    as_operator = APIClient()
+    as_operator.force_login(operator)
+    assert "Revoke" not in as_operator.get("/workers/").content.decode()
+    as_operator.post(f"/workers/{worker.pk}/revoke", {"reason": "x"})
+    assert Worker.objects.get().revoked_at is None
+    as_admin = APIClient()
+    as_admin.force_login(admin)
+    page = as_admin.get("/workers/", HTTP_HX_REQUEST="true").content.decode()
+    assert page.startswith('<div id="workers-table"') and "Revoke" in page
+    response = as_admin.post(f"/workers/{worker.pk}/revoke", {"reason": "moved racks"})
+    assert response.status_code == 302
+    assert Worker.objects.get().status == "revoked"
+    assert AuditEvent.objects.get(action="worker.revoke").reason == "moved racks"
