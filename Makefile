@@ -63,10 +63,10 @@ $(TEST_TARGETS): export DATABASE_URL = $(TEST_DATABASE_URL)
 $(TEST_TARGETS): export SPECPACT_TEST_REDIS_URL = $(TEST_REDIS_URL)
 
 test-fast: setup services
-	$(BIN)/pytest -m "not slow and not browser and not integration" -n $(PYTEST_WORKERS) -p no:cacheprovider || [ $$? -eq 5 ]
+	$(BIN)/pytest -m "not slow and not browser and not integration and not serial" -n $(PYTEST_WORKERS) -p no:cacheprovider || [ $$? -eq 5 ]
 
 test-integration: setup services
-	$(BIN)/pytest -m "integration and not slow" -p no:cacheprovider || [ $$? -eq 5 ]
+	$(BIN)/pytest -m "(integration or serial) and not slow" -p no:cacheprovider || [ $$? -eq 5 ]
 
 test-browser: setup services chromium
 	$(BIN)/pytest -m "browser" -p no:cacheprovider || [ $$? -eq 5 ]

@@ -20,6 +20,10 @@ from worker.harness.results import BenchResult, SpeculationReported
 from worker.harness.runner import run_benchmark
 from worker.workloads import load_workload
 
+# Timing accuracy is measured against wall-clock truth: run it alone, not beside other
+# tests on the same two cores (make test-serial).
+pytestmark = pytest.mark.serial
+
 SCHEDULE = (
     "--ttft-ms",
     "100",
