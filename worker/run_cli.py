@@ -82,6 +82,8 @@ def _check_still_valid(credentials: Credentials) -> None:
 
 def run_command(args: argparse.Namespace) -> int:
     logging.basicConfig(level=args.loglevel.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # One line per HTTP call (progress, heartbeats) would drown the worker's own log.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
     if not args.url:
         raise SystemExit("error: give --url (or SPECPACT_URL)")
     url = args.url.rstrip("/")

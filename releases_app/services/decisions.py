@@ -175,6 +175,16 @@ def release_approve(
     return locked
 
 
+def _stop_benchmark(release: Release, actor: Actor, reason: str) -> None:
+    """A release that leaves `benchmarking` early takes its queued and running runs with it.
+    Runs are locked before the release's own audit event takes the chain lock."""
+    if release.state != ReleaseState.BENCHMARKING:
+        return
+    from benchmarks_app.services import release_runs_cancel
+
+    release_runs_cancel(release=release, actor=actor, reason=f"release {release.pk} stopped: {reason}")
+
+
 def release_reject(
     *,
     release: Release | int,
@@ -189,6 +199,7 @@ def release_reject(
     with transaction.atomic():
         _, locked = lock_release(release, actor=who)
         check_if_match(locked, expected_lock)
+        _stop_benchmark(locked, who, reason)
         move(locked, "reject", actor=who, reason=reason, request_id=request_id)
         record_decision(locked, DecisionKind.REJECT, actor=who, reason=reason)
     return locked
@@ -212,6 +223,7 @@ def release_cancel(
         is_proposer = who.user is not None and who.user.pk == locked.proposed_by_id
         if not is_proposer and not has_role(who, "approver"):
             raise Forbidden("Only the proposer or an approver can cancel a release.")
+        _stop_benchmark(locked, who, reason)
         move(locked, "cancel", actor=who, reason=reason, request_id=request_id)
         record_decision(locked, DecisionKind.CANCEL, actor=who, reason=reason)
     return locked

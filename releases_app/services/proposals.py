@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -28,15 +26,11 @@ def _needs_benchmark(baseline: ContractVersion | None, changes: list[dict[str, A
 
 
 def _request_benchmark(release: Release, actor: Actor) -> None:
-    """Ask benchmarks_app for the release's runs, in this transaction. Until that app
-    has `services.release_runs_create`, the release simply waits in `benchmarking`.
-    Only a missing module or function is tolerated: an import error inside it surfaces."""
-    if importlib.util.find_spec("benchmarks_app.services") is None:
-        return
-    module = importlib.import_module("benchmarks_app.services")
-    create_runs = getattr(module, "release_runs_create", None)
-    if create_runs is not None:
-        create_runs(release=release, actor=actor)
+    """Create the release's benchmark runs (and their dispatch) in this transaction."""
+    # Imported here: benchmarks_app calls back into this app when the runs end.
+    from benchmarks_app.services import release_runs_create
+
+    release_runs_create(release=release, actor=actor)
 
 
 def release_create(

@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import os
 import random
+import time
 import traceback
 from typing import Any
 
@@ -52,8 +53,18 @@ def _report_failure(client: ApiClient, run_id: int, attempt: int, kind: str, rea
         log.error("run %s attempt %s: could not report failure %r: %s", run_id, attempt, reason, exc)
 
 
+# Unchanged progress is still sent this often: the answer is also how a cancel arrives.
+PROGRESS_KEEPALIVE_S = 5.0
+
+
 def _progress_reporter(client: ApiClient, spec: RunSpec) -> Any:
+    last: dict[str, Any] = {"sent": None, "at": 0.0}
+
     def report(done: int, total: int) -> None:
+        now = time.monotonic()
+        if last["sent"] == (done, total) and now - last["at"] < PROGRESS_KEEPALIVE_S:
+            return
+        last.update(sent=(done, total), at=now)
         try:
             client.progress(spec.run_id, spec.attempt, done, total)
         except Refused as exc:
