@@ -10,6 +10,7 @@ PY := $(BIN)/python
 # The test suite runs against real PostgreSQL and Redis on this machine (DESIGN.md §7).
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/specpact
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/15
+BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/specpact_bench
 PYTEST_WORKERS ?= 2
 
 .PHONY: demo test setup services chromium lint typecheck migrations-check deploy-check \
@@ -76,8 +77,13 @@ test-slow: setup services
 
 test: setup services chromium lint typecheck migrations-check deploy-check test-fast test-integration test-browser test-slow
 
-bench: setup
-	$(PY) benchmarks/run_all.py
+# Figures, not pass/fail: medians and ratios printed side by side (the machine is shared).
+bench: setup services
+	$(PY) benchmarks/gate_speed.py
+	$(PY) benchmarks/harness_overhead.py --levels 16,64,256,512
+	createdb -h 127.0.0.1 -U postgres specpact_bench 2>/dev/null || true
+	DATABASE_URL=$(BENCH_DATABASE_URL) $(PY) manage.py migrate --noinput -v 0
+	DATABASE_URL=$(BENCH_DATABASE_URL) $(PY) tests/workers/bench_dispatch.py 100
 
 demo: setup
 	$(PY) manage.py demo
