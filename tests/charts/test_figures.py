@@ -69,7 +69,7 @@ def test_speedup_vs_load_draws_the_band_the_bar_and_the_crossover(run):
     texts = [a["text"] for a in fig["layout"]["annotations"]]
     if crossover["level"] is not None:
         assert f"crossover at {crossover['level']:g}" in texts
-    assert "required 1.2×" in texts  # noqa: RUF001 (the label users see)
+    assert "required 1.2×" in texts
 
 
 def test_speedup_for_an_unknown_lane_says_so():
@@ -111,7 +111,7 @@ def test_the_fleet_heatmap_prints_every_value_and_blanks_the_unmeasured():
     )
     heat = fig["data"][0]
     assert heat["x"] == ["contract-summaries", "support-chat"] and heat["y"] == ["chat", "summarization"]
-    assert heat["text"] == [["—", "1.84×<br>pass"], ["0.90×", "—"]]  # noqa: RUF001
+    assert heat["text"] == [["—", "1.84×<br>pass"], ["0.90×", "—"]]
     assert heat["z"][0][0] is None and heat["zmid"] == 0
     assert fleet_heatmap([])["data"] == []
 

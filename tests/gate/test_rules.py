@@ -1,5 +1,4 @@
 """Reading the gate's rules from a contract's `measurement` section."""
-# ruff: noqa: RUF001 (the reasons under test use the multiplication sign, as users read them)
 
 from __future__ import annotations
 

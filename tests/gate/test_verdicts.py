@@ -1,5 +1,4 @@
 """The gate's verdicts on synthetic samples whose true answer is known."""
-# ruff: noqa: RUF001 (the reasons under test use the multiplication sign, as users read them)
 
 from __future__ import annotations
 
