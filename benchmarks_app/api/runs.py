@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.http import HttpResponse
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.permissions import AllowAny
@@ -25,6 +26,7 @@ from benchmarks_app.api.serializers import (
     RunDetailOut,
     RunOut,
 )
+from benchmarks_app.exports import result_csv
 from benchmarks_app.models import Worker
 from benchmarks_app.selectors import run_get, run_list
 from benchmarks_app.services.lifecycle import run_fail, run_progress, run_result_submit, run_start
@@ -242,3 +244,18 @@ class RunResultView(APIView):
         )
         body = {"run": run_id, "attempt": result.attempt, "digest": result.digest, "created": created}
         return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+
+class RunResultCsvView(APIView):
+    """The raw per-request samples of a run, one CSV row per request (arm × level)."""
+
+    permission_classes = [IsViewer]
+
+    @extend_schema(responses={(200, "text/csv"): str}, summary="A run's per-request samples as CSV")
+    def get(self, request: Request, run_id: int) -> HttpResponse:
+        run = _visible_run(request, run_id)
+        if not hasattr(run, "result"):
+            raise NotFound(f"Run {run_id} has no result yet (it is {run.state}).")
+        response = HttpResponse(result_csv(run.result.payload), content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="run-{run.pk}-requests.csv"'
+        return response

@@ -16,4 +16,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("runs/<int:run_id>/progress", runs.RunProgressView.as_view(), name="api-run-progress"),
     path("runs/<int:run_id>/fail", runs.RunFailView.as_view(), name="api-run-fail"),
     path("runs/<int:run_id>/result", runs.RunResultView.as_view(), name="api-run-result"),
+    path("runs/<int:run_id>/result.csv", runs.RunResultCsvView.as_view(), name="api-run-result-csv"),
 ]
