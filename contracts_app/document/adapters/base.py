@@ -140,6 +140,15 @@ class Skeleton:
     def say(self, path: str, message: str) -> None:
         self.unresolved.append(FieldError(path, message))
 
+    def result(self, args: Args, *, ignored: Iterable[str] | None = None, **fields: Any) -> ImportResult:
+        """The import's outcome: options nobody consumed and stray arguments (`ignored`,
+        by default the command's positionals) are reported, then the document is built."""
+        self.unresolved.extend(args.leftovers())
+        for extra in args.positionals if ignored is None else ignored:
+            self.say("argv", f"unexpected argument {extra!r}; ignored")
+        document = self.document(**fields)
+        return ImportResult(document=document, unresolved=self.unresolved)
+
     def document(
         self,
         *,

@@ -126,10 +126,8 @@ def import_argv(argv: list[str]) -> ImportResult:
                 )
             assets.append(asset)
     max_batch = args.take_int("--parallel", "-np")
-    sk.unresolved.extend(args.leftovers())
-    for extra in args.positionals:
-        sk.say("argv", f"unexpected argument {extra!r}; ignored")
-    document = sk.document(
+    return sk.result(
+        args,
         model=model,
         revision=None,
         tokenizer=tokenizer,
@@ -138,4 +136,3 @@ def import_argv(argv: list[str]) -> ImportResult:
         max_batch_size=max_batch,
         max_concurrency=None,
     )
-    return ImportResult(document=document, unresolved=sk.unresolved)

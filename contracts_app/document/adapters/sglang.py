@@ -141,10 +141,8 @@ def import_argv(argv: list[str]) -> ImportResult:
                 sk.say(f"assets[role={role}].tokenizer", "assumed to be the target's: confirm")
             assets.append(asset)
     max_batch = args.take_int("--max-running-requests")
-    sk.unresolved.extend(args.leftovers())
-    for extra in args.positionals:
-        sk.say("argv", f"unexpected argument {extra!r}; ignored")
-    document = sk.document(
+    return sk.result(
+        args,
         model=model,
         revision=revision,
         tokenizer=tokenizer,
@@ -153,4 +151,3 @@ def import_argv(argv: list[str]) -> ImportResult:
         max_batch_size=max_batch,
         max_concurrency=None,
     )
-    return ImportResult(document=document, unresolved=sk.unresolved)

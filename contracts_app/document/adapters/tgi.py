@@ -93,13 +93,11 @@ def import_argv(argv: list[str]) -> ImportResult:
         speculation["num_speculative_tokens"] = speculate
     max_batch = args.take_int("--max-batch-size")
     max_concurrency = args.take_int("--max-concurrent-requests")
-    sk.unresolved.extend(args.leftovers())
-    for extra in args.positionals:
-        sk.say("argv", f"unexpected argument {extra!r}; ignored")
     tokenizer: dict[str, Any] = {"name": model}
     if target_revision:
         tokenizer["revision"] = target_revision
-    document = sk.document(
+    return sk.result(
+        args,
         model=model,
         revision=target_revision,
         tokenizer=tokenizer,
@@ -108,4 +106,3 @@ def import_argv(argv: list[str]) -> ImportResult:
         max_batch_size=max_batch,
         max_concurrency=max_concurrency,
     )
-    return ImportResult(document=document, unresolved=sk.unresolved)

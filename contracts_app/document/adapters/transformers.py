@@ -158,8 +158,9 @@ def import_argv(argv: list[str]) -> ImportResult:
         modes = ["sampling"]
     elif kwargs.get("do_sample") is False:
         modes = ["greedy"]
-    sk.unresolved.extend(args.leftovers())
-    document = sk.document(
+    return sk.result(
+        args,
+        ignored=[],
         model=model,
         revision=revision,
         tokenizer=tokenizer,
@@ -169,4 +170,3 @@ def import_argv(argv: list[str]) -> ImportResult:
         max_batch_size=1,
         max_concurrency=1,
     )
-    return ImportResult(document=document, unresolved=sk.unresolved)

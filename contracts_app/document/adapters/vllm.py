@@ -119,10 +119,8 @@ def import_argv(argv: list[str]) -> ImportResult:
             raise import_error("--speculative-config must be a JSON object")
     speculation, assets, off = _speculation(config, tokenizer, sk)
     max_batch = args.take_int("--max-num-seqs")
-    for extra in args.positionals:
-        sk.say("argv", f"unexpected argument {extra!r}; ignored")
-    sk.unresolved.extend(args.leftovers())
-    document = sk.document(
+    return sk.result(
+        args,
         model=model,
         revision=revision,
         tokenizer=tokenizer,
@@ -132,7 +130,6 @@ def import_argv(argv: list[str]) -> ImportResult:
         max_concurrency=None,
         speculation_off_above=off,
     )
-    return ImportResult(document=document, unresolved=sk.unresolved)
 
 
 def _speculation(
