@@ -16,11 +16,11 @@ PYTEST_WORKERS ?= 2
 .PHONY: demo test setup services chromium lint typecheck migrations-check deploy-check \
         test-fast test-integration test-browser test-slow bench clean
 
+# torch stays pinned in pyproject.toml: an unpinned torch would pull a multi-GB CUDA build.
 $(VENV)/.installed: pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) (Python 3.11)"; exit 2; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip setuptools wheel
-	# torch stays pinned (pyproject): an unpinned torch would pull a multi-GB CUDA build.
 	$(BIN)/pip install -q -e '.[worker,dev,llamacpp]'
 	touch $@
 
