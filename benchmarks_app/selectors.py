@@ -44,3 +44,13 @@ def run_get(run_id: int) -> Run:
 
 def runs_of_release(release_id: int) -> QuerySet[Run]:
     return Run.objects.with_relations().filter(release_id=release_id).order_by("id")
+
+
+def unserved_queues(runs: list[Run]) -> set[str]:
+    """The queues of `runs` still waiting that no online worker consumes: those runs will
+    not start until a fitting worker registers (one query, and only when something waits)."""
+    waiting = {run.queue for run in runs if run.state == "queued"}
+    if not waiting:
+        return set()
+    served = {queue for worker in Worker.objects.online() for queue in worker.queues}
+    return waiting - served

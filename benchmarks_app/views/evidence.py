@@ -18,6 +18,7 @@ from benchmarks_app.aggregates import aggregate_result
 from benchmarks_app.charts import figure_json, release_figures
 from benchmarks_app.choices import ACTIVE_STATES, RunState
 from benchmarks_app.models import Run, RunResult
+from benchmarks_app.selectors import unserved_queues
 from releases_app.choices import ReleaseState
 from releases_app.models import Release
 from releases_app.selectors import release_get
@@ -60,7 +61,8 @@ def _lane_groups(figures: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def release_evidence(release: Release) -> dict[str, Any]:
     """Everything `releases/_evidence.html` shows for `release`."""
-    runs = list(Run.objects.filter(release=release).select_related("worker").order_by("id"))
+    progress = progress_context(release)
+    runs = progress["runs"]
     gate = release.gate_result if isinstance(release.gate_result, dict) else None
     measurement = (release.candidate_version.document or {}).get("measurement") or {}
     aggregates = lane_aggregates(runs)
@@ -78,13 +80,23 @@ def release_evidence(release: Release) -> dict[str, Any]:
         for rule in (gate or {}).get("rules") or []
     ]
     return {
-        "release": release,
-        "runs": runs,
-        "active": progress_active(release, runs),
+        **progress,
         "gate": gate,
         "rules": rules,
         "crossovers": (gate or {}).get("crossover") or [],
         "groups": _lane_groups(figures),
+    }
+
+
+def progress_context(release: Release) -> dict[str, Any]:
+    """What the progress table shows: the runs, whether to keep polling, and the queues
+    nobody serves (so a run that cannot start says so instead of waiting silently)."""
+    runs = list(Run.objects.filter(release=release).select_related("worker").order_by("id"))
+    return {
+        "release": release,
+        "runs": runs,
+        "active": progress_active(release, runs),
+        "unserved": unserved_queues(runs),
     }
 
 
@@ -102,11 +114,8 @@ def release_progress(request: HttpRequest, release_id: int) -> HttpResponse:
         release = release_get(subject=request, release_id=release_id)
     except NotFound as exc:
         raise Http404(exc.detail) from None
-    runs = list(Run.objects.filter(release=release).select_related("worker").order_by("id"))
-    active = progress_active(release, runs)
-    response = render(
-        request, "dashboard/_release_progress.html", {"release": release, "runs": runs, "active": active}
-    )
-    if not active and request.headers.get("HX-Request") == "true":
+    context = progress_context(release)
+    response = render(request, "dashboard/_release_progress.html", context)
+    if not context["active"] and request.headers.get("HX-Request") == "true":
         response["HX-Refresh"] = "true"
     return response

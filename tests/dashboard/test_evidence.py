@@ -128,6 +128,16 @@ def test_a_failed_benchmark_says_why_and_draws_nothing(
     assert "data-plotly" not in body and "plotly.min.js" not in body
 
 
+def test_a_run_nobody_can_take_says_so_until_a_fitting_worker_is_online(
+    proposer: Any, approver: Any, signed_in: Client
+) -> None:
+    release = propose_candidate(active=active_route(proposer=proposer, approver=approver), proposer=proposer)
+    url = f"/releases/{release.pk}/evidence/progress"
+    assert "No online worker serves this queue" in signed_in.get(url).content.decode()
+    register_worker()  # a GPU box: it consumes pool.gpu
+    assert "No online worker serves this queue" not in signed_in.get(url).content.decode()
+
+
 def test_progress_of_an_unknown_release_is_404(signed_in: Client) -> None:
     assert signed_in.get("/releases/999/evidence/progress").status_code == 404
 
