@@ -12,6 +12,7 @@ from benchmarks_app.charts.style import (
     OKABE_ITO,
     bar_style,
     by_level,
+    corner_note,
     layout,
     level_axis_title,
     level_text,
@@ -58,16 +59,7 @@ def output_stability(gate_result: Mapping[str, Any]) -> dict[str, Any]:
             fig, "Output stability was not measured." if checks else "The contract sets no stability rule."
         )
     elif unmeasured:
-        fig.add_annotation(
-            text=f"not measured: {', '.join(unmeasured)}",
-            showarrow=False,
-            xref="paper",
-            yref="paper",
-            x=1,
-            y=1.08,
-            xanchor="right",
-            font={"color": OKABE_ITO["grey"]},
-        )
+        corner_note(fig, f"not measured: {', '.join(unmeasured)}")
     fig.update_xaxes(type="category")
     fig.update_yaxes(range=[0, 1.1], tickformat=".0%")
     return to_dict(fig)

@@ -9,9 +9,9 @@ import plotly.graph_objects as go
 
 from benchmarks_app.charts.style import (
     ARMS,
-    OKABE_ITO,
     bar_style,
     by_level,
+    corner_note,
     layout,
     level_axis_title,
     level_text,
@@ -98,16 +98,7 @@ def acceptance_by_level(candidate: Aggregates, *, lane: str) -> dict[str, Any]:
     if not reported:
         no_data(fig, "Acceptance was not reported by the engine.")
     elif missing:
-        fig.add_annotation(
-            text=f"not reported at {', '.join(missing)}",
-            showarrow=False,
-            xref="paper",
-            yref="paper",
-            x=1,
-            y=1.08,
-            xanchor="right",
-            font={"color": OKABE_ITO["grey"]},
-        )
+        corner_note(fig, f"not reported at {', '.join(missing)}")
     fig.update_xaxes(type="category")
     fig.update_yaxes(range=[0, 1.1], tickformat=".0%")
     return to_dict(fig)

@@ -99,6 +99,20 @@ def no_data(fig: go.Figure, message: str) -> None:
     )
 
 
+def corner_note(fig: go.Figure, text: str) -> None:
+    """A quiet note above the plot's top-right corner (what part of the data is missing)."""
+    fig.add_annotation(
+        text=text,
+        showarrow=False,
+        xref="paper",
+        yref="paper",
+        x=1,
+        y=1.08,
+        xanchor="right",
+        font={"color": OKABE_ITO["grey"]},
+    )
+
+
 def to_dict(fig: go.Figure) -> dict[str, Any]:
     """Plain JSON types only (numpy arrays become lists), ready for `figure_json`."""
     result: dict[str, Any] = json.loads(pio.to_json(fig, validate=True, remove_uids=True))
