@@ -84,6 +84,15 @@ def _start(agents: Callable[..., Agent], url: str, name: str) -> tuple[Agent, Wo
     return agent, worker
 
 
+def _under_way(run: Run, what: str) -> None:
+    """Wait until the worker has claimed `run` and reported progress on it."""
+    wait_for(
+        lambda: Run.objects.filter(pk=run.pk, state=RunState.RUNNING, progress_done__gt=0).exists(),
+        60,
+        what,
+    )
+
+
 def test_a_dispatched_run_reaches_the_worker_and_its_result_lands(
     live_server: Any,
     protocol: RedisServer,
@@ -145,11 +154,7 @@ def test_kill_9_of_the_worker_mid_run_requeues_it_on_another_worker_counted_once
     first, w1 = _start(agents, live_server.url, "w1")
     second, w2 = _start(agents, live_server.url, "w2")
     run = _run(versions, endpoints, worker=w1, max_tokens=48)
-    wait_for(
-        lambda: Run.objects.filter(pk=run.pk, state=RunState.RUNNING, progress_done__gt=0).exists(),
-        60,
-        "the run to be under way on w1",
-    )
+    _under_way(run, "the run to be under way on w1")
     first.kill_all()  # the agent and its pool process: the machine is gone
 
     wait_for(
@@ -179,11 +184,7 @@ def test_kill_9_of_the_task_process_redelivers_the_run_to_the_same_worker_counte
 ) -> None:
     agent, worker = _start(agents, live_server.url, "w1")
     run = _run(versions, endpoints, worker=worker, max_tokens=48)
-    wait_for(
-        lambda: Run.objects.filter(pk=run.pk, state=RunState.RUNNING, progress_done__gt=0).exists(),
-        60,
-        "the run to be under way",
-    )
+    _under_way(run, "the run to be under way")
     [child] = agent.children()
     os.kill(child, signal.SIGKILL)  # late ack + reject_on_worker_lost: the message goes back
 
@@ -277,11 +278,7 @@ def test_cancelling_a_running_run_stops_the_worker_and_no_result_is_taken(
 ) -> None:
     agent, worker = _start(agents, live_server.url, "w1")
     run = _run(versions, endpoints, worker=worker, max_tokens=48)
-    wait_for(
-        lambda: Run.objects.filter(pk=run.pk, state=RunState.RUNNING, progress_done__gt=0).exists(),
-        60,
-        "the run to be under way",
-    )
+    _under_way(run, "the run to be under way")
     run_cancel(run=Run.objects.get(pk=run.pk), actor=None, reason="wrong candidate")
     wait_for(lambda: b"'outcome': 'cancelled'" in agent.log.read_bytes(), 60, "the worker to stop the run")
     run = Run.objects.get(pk=run.pk)
