@@ -28,6 +28,33 @@ REPO = Path(settings.BASE_DIR)
 PYTHON = sys.executable
 
 
+# Given endpoints that nothing answers: for runs that are created, claimed, swept or
+# relayed in a test but never benchmarked.
+UNREACHABLE_ENDPOINTS = {
+    "baseline": {"base_url": "http://127.0.0.1:1", "model": "m"},
+    "candidate": {"base_url": "http://127.0.0.1:2", "model": "m"},
+}
+SMALL_LOAD = {"concurrency": [1], "requests_per_level": 2, "max_tokens": 8}
+
+
+def openai_run(versions: tuple[Any, Any], *, actor: Any = None, **placement: Any) -> Any:
+    """A standalone `openai` run of the extraction lane between the two `versions`.
+    `placement`: `worker=`, `pool=` and `overrides=`, as `run_create` takes them."""
+    from benchmarks_app.services.runs import run_create
+
+    baseline, candidate = versions
+    return run_create(
+        route=baseline.route,
+        baseline=baseline,
+        candidate=candidate,
+        lane="extraction",
+        actor=actor,
+        engine_kind="openai",
+        endpoints=UNREACHABLE_ENDPOINTS,
+        **placement,
+    )
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

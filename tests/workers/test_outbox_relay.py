@@ -16,30 +16,14 @@ from django.test import override_settings
 
 from benchmarks_app.models import OutboxMessage, Run
 from benchmarks_app.services.outbox import outbox_relay
-from benchmarks_app.services.runs import run_cancel, run_create
-from tests.workers.conftest import RedisServer
+from benchmarks_app.services.runs import run_cancel
+from tests.workers.conftest import SMALL_LOAD, RedisServer, openai_run
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
-ENDPOINTS = {
-    "baseline": {"base_url": "http://127.0.0.1:1", "model": "m"},
-    "candidate": {"base_url": "http://127.0.0.1:2", "model": "m"},
-}
-
 
 def _create(versions: Any, operator: Any, pool: str = "cpu") -> Run:
-    baseline, candidate = versions
-    return run_create(
-        route=baseline.route,
-        baseline=baseline,
-        candidate=candidate,
-        lane="extraction",
-        actor=operator,
-        engine_kind="openai",
-        endpoints=ENDPOINTS,
-        pool=pool,
-        overrides={"concurrency": [1], "requests_per_level": 2, "max_tokens": 8},
-    )
+    return openai_run(versions, actor=operator, pool=pool, overrides=SMALL_LOAD)
 
 
 def _queued(server: RedisServer, queue: str) -> list[dict[str, Any]]:

@@ -10,31 +10,14 @@ from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from benchmarks_app.services.lifecycle import run_start
-from benchmarks_app.services.runs import run_create
-from tests.workers.conftest import register
+from tests.workers.conftest import SMALL_LOAD, openai_run, register
 
 pytestmark = pytest.mark.django_db
 
-ENDPOINTS = {
-    "baseline": {"base_url": "http://127.0.0.1:1", "model": "m"},
-    "candidate": {"base_url": "http://127.0.0.1:2", "model": "m"},
-}
-
 
 def _add_worker_with_run(versions: Any, name: str) -> None:
-    baseline, candidate = versions
     worker = register(name).worker
-    run = run_create(
-        route=baseline.route,
-        baseline=baseline,
-        candidate=candidate,
-        lane="extraction",
-        actor=None,
-        engine_kind="openai",
-        endpoints=ENDPOINTS,
-        worker=worker,
-        overrides={"concurrency": [1], "requests_per_level": 2, "max_tokens": 8},
-    )
+    run = openai_run(versions, worker=worker, overrides=SMALL_LOAD)
     run_start(run_id=run.pk, worker=worker, attempt=1)
 
 

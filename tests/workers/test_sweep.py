@@ -13,33 +13,16 @@ from rest_framework.test import APIClient
 from benchmarks_app.choices import RunState
 from benchmarks_app.models import OutboxMessage, Run, Worker
 from benchmarks_app.services.lifecycle import run_start
-from benchmarks_app.services.runs import run_create
 from benchmarks_app.services.sweep import runs_sweep
 from benchmarks_app.services.workers import worker_heartbeat, worker_revoke
 from specpact.errors import DomainError
-from tests.workers.conftest import register
+from tests.workers.conftest import SMALL_LOAD, openai_run, register
 
 pytestmark = pytest.mark.django_db
 
-ENDPOINTS = {
-    "baseline": {"base_url": "http://127.0.0.1:1", "model": "m"},
-    "candidate": {"base_url": "http://127.0.0.1:2", "model": "m"},
-}
-
 
 def _running(versions: Any, worker: Worker, **overrides: Any) -> Run:
-    baseline, candidate = versions
-    run = run_create(
-        route=baseline.route,
-        baseline=baseline,
-        candidate=candidate,
-        lane="extraction",
-        actor=None,
-        engine_kind="openai",
-        endpoints=ENDPOINTS,
-        worker=worker,
-        overrides={"concurrency": [1], "requests_per_level": 2, "max_tokens": 8, **overrides},
-    )
+    run = openai_run(versions, worker=worker, overrides={**SMALL_LOAD, **overrides})
     return run_start(run_id=run.pk, worker=worker, attempt=1)
 
 
@@ -127,37 +110,16 @@ def test_a_run_past_its_hard_time_limit_is_timed_out(versions: Any) -> None:
 
 
 def test_a_time_limit_beyond_the_visibility_timeout_is_refused(versions: Any) -> None:
-    baseline, candidate = versions
     with (
         override_settings(CELERY_BROKER_TRANSPORT_OPTIONS={"visibility_timeout": 3600}),
         pytest.raises(DomainError, match="visibility timeout"),
     ):
-        run_create(
-            route=baseline.route,
-            baseline=baseline,
-            candidate=candidate,
-            lane="extraction",
-            actor=None,
-            engine_kind="openai",
-            endpoints=ENDPOINTS,
-            overrides={"time_limit_s": 7200},
-        )
+        openai_run(versions, overrides={"time_limit_s": 7200})
 
 
 def test_a_run_queued_for_a_revoked_worker_goes_to_another(versions: Any, admin: Any) -> None:
     w1, w2 = register("w1").worker, register("w2").worker
-    baseline, candidate = versions
-    run = run_create(
-        route=baseline.route,
-        baseline=baseline,
-        candidate=candidate,
-        lane="extraction",
-        actor=None,
-        engine_kind="openai",
-        endpoints=ENDPOINTS,
-        worker=w1,
-        overrides={"requests_per_level": 2},
-    )
+    run = openai_run(versions, worker=w1, overrides={"requests_per_level": 2})
     worker_revoke(worker=w1, actor=admin, reason="retired")
     assert runs_sweep().requeued == [run.pk]
     run.refresh_from_db()
