@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Max
 
 from audit_app.actors import Actor, as_actor
 from audit_app.services import audit_record
@@ -113,7 +112,7 @@ def contract_version_create(
             return VersionUpload(existing, False, _diff_from_active(route, existing.document))
 
         numbers = set(route.versions.values_list("number", flat=True))
-        next_number = (route.versions.aggregate(m=Max("number"))["m"] or 0) + 1
+        next_number = max(numbers, default=0) + 1
         _check_rollback_target(stored, next_number, numbers)
         version = ContractVersion.objects.create(
             route=route,
