@@ -264,6 +264,16 @@ def _asset_words(asset: dict[str, Any]) -> str:
     return f"{asset.get('role')} {asset.get('name')} @ {str(pin)[:12]}{size}"
 
 
+def _token_schedule_text(schedule: list[dict[str, int]]) -> str:
+    """`[{up_to_batch_size: 8, num_speculative_tokens: 4}, {64, 0}]` → "speculative tokens
+    by batch size: 4 up to batch 8, none up to batch 64"."""
+    steps = [
+        f"{step['num_speculative_tokens'] or 'none'} up to batch {step['up_to_batch_size']}"
+        for step in schedule
+    ]
+    return "speculative tokens by batch size: " + ", ".join(steps)
+
+
 def _q3_compatibility(route: Route, version: ContractVersion, doc: dict[str, Any]) -> Answer:
     compat = doc.get("compatibility") or {}
     tok = compat.get("tokenizer") or {}
@@ -285,6 +295,9 @@ def _q3_compatibility(route: Route, version: ContractVersion, doc: dict[str, Any
     limits = [f"batches up to {batching.get('max_batch_size')}"]
     if batching.get("speculation_off_above_batch_size"):
         limits.append(f"speculation off above batch size {batching['speculation_off_above_batch_size']}")
+    schedule = ((doc.get("speculation") or {}).get("params") or {}).get("token_schedule")
+    if schedule:
+        limits.append(_token_schedule_text(schedule))
     limits.append(f"at most {compat.get('max_concurrency')} concurrent requests")
     modes = " and ".join(decoding.get("modes") or [])
     temp = (

@@ -35,6 +35,13 @@ def go_live(slug: str, document: dict[str, Any], proposer: Any, approver: Any) -
     release_approve(release=release, actor=approver, reason="first version")
 
 
+def test_a_token_schedule_is_documented_as_a_batching_limit(proposer: Any, second_approver: Any) -> None:
+    go_live("ops-agent", example("agent-draft-model-vllm"), proposer, second_approver)
+    q3 = answers("ops-agent")[2]
+    assert q3.status == "documented"
+    assert "speculative tokens by batch size: 4 up to batch 8, none up to batch 64" in q3.answer
+
+
 def test_a_route_with_nothing_active_says_so_for_every_question(db: None) -> None:
     make_version("support-chat", example("support-chat-eagle3"))
     checklist = route_checklist(route_get("support-chat"))
@@ -52,7 +59,7 @@ def test_an_activated_ngram_route_answers_from_its_contract_runs_and_audit(
     q1, q2, q3, q4, q5, q6 = answers("contract-summaries")
 
     assert q1.status == "documented"
-    assert q1.answer.startswith("N-gram prompt lookup (ngram), 5 speculative tokens per step, on vllm 0.11.0")
+    assert q1.answer.startswith("N-gram prompt lookup (ngram), 5 speculative tokens per step, on vllm 0.24.0")
     assert f"release #{benchmarked.pk}, approved by {second_approver.username}" in q1.answer
     assert {e.kind for e in q1.evidence} == {"contract_field", "release", "audit_event"}
 
@@ -61,7 +68,7 @@ def test_an_activated_ngram_route_answers_from_its_contract_runs_and_audit(
         and "prompt-lookup heuristics" in q2.answer
         and "2 to 5 tokens" in q2.answer
     )
-    assert q3.status == "documented" and "speculation off above batch size 32" in q3.answer
+    assert q3.status == "documented" and "batches up to 256" in q3.answer
     assert q4.answer == "Approved for summarization and extraction; excluded: agent."
 
     assert q5.status == "measured"

@@ -21,7 +21,8 @@ from contracts_app.document import (
 from .conftest import DRAFT, EAGLE_HEAD, base, example_paths, load_example
 
 RENDERABLE = {
-    "agent-draft-model-vllm.yaml": {"vllm", "sglang", "llamacpp"},
+    # Its per-batch-size token schedule is vLLM's alone.
+    "agent-draft-model-vllm.yaml": {"vllm"},
     "contract-summaries-ngram.yaml": {"vllm", "tgi", "sglang", "llamacpp"},
     "doc-review-ngram-tgi.yaml": {"vllm", "tgi", "sglang", "llamacpp"},
     "local-gemma-prompt-lookup.yaml": {"vllm", "tgi", "sglang", "llamacpp", "transformers"},
@@ -71,15 +72,21 @@ def test_vllm_renders_the_speculative_config_json() -> None:
     assert any("concurrency" in note for note in result.notes)
 
 
-def test_vllm_ngram_carries_the_lookup_window_and_batch_switch() -> None:
+def test_vllm_ngram_carries_the_lookup_window() -> None:
     result = render(validate_document(load_example("contract-summaries-ngram.yaml")))
     assert result.config == {
         "method": "ngram",
         "num_speculative_tokens": 5,
         "prompt_lookup_min": 2,
         "prompt_lookup_max": 5,
-        "disable_by_batch_size": 32,
     }
+
+
+def test_vllm_renders_the_agent_token_schedule_per_batch_size() -> None:
+    result = render(validate_document(load_example("agent-draft-model-vllm.yaml")))
+    # vLLM's schedule is inclusive [start, end, k]: no speculative tokens above batch 8.
+    assert result.config["num_speculative_tokens_per_batch_size"] == [[1, 8, 4], [9, 64, 0]]
+    assert "disable_by_batch_size" not in result.config
 
 
 def test_transformers_renders_generate_kwargs() -> None:
