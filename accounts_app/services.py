@@ -16,7 +16,7 @@ from accounts_app.roles import ROLE_ORDER, role_rank
 from accounts_app.selectors import user_role
 from audit_app.actors import Actor, as_actor
 from audit_app.services import audit_record
-from contracts_app.models.routes import ROUTE_SLUG_VALIDATOR
+from contracts_app.document.schema import ROUTE_PATTERN
 from specpact.errors import Conflict, DomainError, FieldError, Forbidden
 
 
@@ -79,7 +79,7 @@ def token_issue(
         raise _invalid("role", f"a token's role can't exceed its user's: {user.get_username()} is {have}")
     slugs = sorted(set(routes))
     for slug in slugs:
-        if not re.fullmatch(ROUTE_SLUG_VALIDATOR.regex, slug):
+        if not re.fullmatch(ROUTE_PATTERN, slug):
             raise _invalid("routes", f"{slug!r} is not a route slug")
     if expires_at is not None and expires_at <= timezone.now():
         raise _invalid("expires_at", "the expiry must be in the future")

@@ -10,15 +10,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from benchmarks_app.models import Run
-from specpact.errors import DomainError, FieldError
+from specpact.errors import DomainError, FieldError, field_errors
 from worker.spec import RunOutcome, RunSpec
-
-
-def _path(loc: tuple[Any, ...]) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
 
 
 def _refuse(errors: list[FieldError]) -> DomainError:
@@ -30,7 +23,7 @@ def check_outcome(*, run: Run, attempt: int, payload: dict[str, Any]) -> RunOutc
     try:
         outcome = RunOutcome.model_validate(payload, context={"max_tokens": spec.max_tokens})
     except ValidationError as exc:
-        raise _refuse([FieldError(_path(e["loc"]), e["msg"]) for e in exc.errors()]) from None
+        raise _refuse(field_errors(exc)) from None
     errors: list[FieldError] = []
     if outcome.run_id != run.pk:
         errors.append(FieldError("run_id", f"is {outcome.run_id}, this is run {run.pk}"))

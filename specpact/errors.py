@@ -1,32 +1,21 @@
 """The one domain error type. Services raise it; one API handler and one page helper turn
-it into a response (problem+json with field errors on the API)."""
+it into a response (problem+json with field errors on the API). The type itself is the
+contract format's (`contracts_app.document.errors`): the format owns its errors and the
+project re-uses them, so a ContractError is a DomainError like any other."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from contracts_app.document.errors import DomainError, FieldError, field_errors
 
-
-@dataclass(frozen=True)
-class FieldError:
-    path: str
-    message: str
-
-    def as_dict(self) -> dict[str, str]:
-        return {"path": self.path, "message": self.message}
-
-
-@dataclass
-class DomainError(Exception):
-    """`status` is the HTTP status the API answers with: 400 invalid input, 403 forbidden,
-    404 not found, 409 a transition that the current state refuses, 412 a stale If-Match."""
-
-    detail: str
-    status: int = 400
-    code: str = "invalid"
-    errors: list[FieldError] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        super().__init__(self.detail)
+__all__ = [
+    "Conflict",
+    "DomainError",
+    "FieldError",
+    "Forbidden",
+    "NotFound",
+    "PreconditionFailed",
+    "field_errors",
+]
 
 
 class NotFound(DomainError):

@@ -7,6 +7,7 @@ from rest_framework import serializers
 
 from benchmarks_app.choices import EngineKind, FailureKind
 from benchmarks_app.models import Run, Worker
+from specpact.errors import field_errors
 from worker.harness.results import HardwareFacts
 
 _QUEUE_NAME = r"^[A-Za-z0-9._:-]{1,100}$"
@@ -32,8 +33,9 @@ class RegisterIn(serializers.Serializer):
         try:
             return HardwareFacts.model_validate(value).model_dump(mode="json")
         except PydanticError as exc:
+            # Paths relative to `hardware`: DRF puts the field's name in front.
             raise serializers.ValidationError(
-                {".".join(str(p) for p in e["loc"]) or "hardware": e["msg"] for e in exc.errors()}
+                {e.path or "non_field_errors": e.message for e in field_errors(exc)}
             ) from None
 
 

@@ -12,7 +12,7 @@ from .engines import ENGINES, METHODS, SUPPORTED_METHODS
 from .errors import ContractError
 from .metrics import METRICS, lower_is_better
 from .parsing import MAX_DOCUMENT_BYTES, guess_format, parse_document
-from .rollback import speculation_off
+from .rollback import RollbackTarget, parse_rollback_target, rollback_target_of, speculation_off
 from .schema import API_VERSION, KNOWN_LANES, SCHEMA_ID, ContractDocument, contract_json_schema
 from .validation import validate_document, validation_warnings
 
@@ -30,6 +30,7 @@ __all__ = [
     "ContractError",
     "ImportResult",
     "RenderedConfig",
+    "RollbackTarget",
     "canonical_json",
     "contract_json_schema",
     "diff_documents",
@@ -40,8 +41,10 @@ __all__ = [
     "lower_is_better",
     "normalize",
     "parse_document",
+    "parse_rollback_target",
     "render",
     "requires_benchmark",
+    "rollback_target_of",
     "speculation_off",
     "validate_document",
     "validation_warnings",

@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
 Engine = Literal["vllm", "tgi", "sglang", "llamacpp", "transformers"]
@@ -67,15 +68,52 @@ UNSUPPORTED_HINT: dict[str, str] = {
     "transformers": "Transformers generate() runs an assistant model, prompt lookup and early exit",
 }
 
-# The asset each method cannot run without. MTP uses the target's own prediction layers;
-# n-gram, suffix and early exit need no second checkpoint.
-REQUIRED_ASSET: dict[str, str] = {
-    "draft_model": "draft",
-    "eagle": "eagle_head",
-    "eagle3": "eagle_head",
-    "medusa": "medusa_heads",
-    "mlp_speculator": "mlp_speculator",
+ENGINE_NAMES: dict[str, str] = {
+    "vllm": "vLLM",
+    "tgi": "TGI",
+    "sglang": "SGLang",
+    "llamacpp": "llama.cpp",
+    "transformers": "Transformers",
 }
+
+
+@dataclass(frozen=True)
+class MethodInfo:
+    """How people call a method, and what it needs beside the target. `asset` is the role
+    of the checkpoint it cannot run without (MTP uses the target's own prediction layers;
+    n-gram, suffix and early exit need no second checkpoint); `dependency` says in words
+    what the route then depends on."""
+
+    name: str
+    asset: str | None = None
+    dependency: str | None = None
+
+
+METHOD_INFO: dict[str, MethodInfo] = {
+    "none": MethodInfo("no speculation (plain decoding)"),
+    "draft_model": MethodInfo("a draft model", "draft", "a second model"),
+    "eagle": MethodInfo(
+        "EAGLE heads", "eagle_head", "EAGLE heads (a second checkpoint trained on the target)"
+    ),
+    "eagle3": MethodInfo(
+        "EAGLE-3 heads", "eagle_head", "EAGLE-3 heads (a second checkpoint trained on the target)"
+    ),
+    "medusa": MethodInfo("Medusa heads", "medusa_heads", "Medusa heads"),
+    "mtp": MethodInfo("multi-token prediction (MTP) layers"),
+    "mlp_speculator": MethodInfo("an MLP speculator", "mlp_speculator", "an MLP speculator checkpoint"),
+    "ngram": MethodInfo("n-gram prompt lookup"),
+    "suffix": MethodInfo("suffix decoding"),
+    "early_exit": MethodInfo("early-exit self-speculation"),
+}
+
+# The asset each method cannot run without.
+REQUIRED_ASSET: dict[str, str] = {m: info.asset for m, info in METHOD_INFO.items() if info.asset}
+
+
+def method_name(method: str) -> str:
+    info = METHOD_INFO.get(method)
+    return info.name if info else method
+
 
 # Engines with a mode in which draft and target may use different vocabularies.
 HETEROGENEOUS_VOCAB: dict[str, str] = {

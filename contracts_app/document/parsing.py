@@ -11,9 +11,7 @@ from typing import Any, Literal
 
 import yaml
 
-from specpact.errors import FieldError
-
-from .errors import ContractError
+from .errors import ContractError, FieldError
 
 MAX_DOCUMENT_BYTES = 256 * 1024
 

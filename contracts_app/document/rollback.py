@@ -1,9 +1,46 @@
-"""The generated rollback target: the same route with speculation switched off."""
+"""Rollback: the one grammar of `rollback.to`, and the generated speculation-off target."""
 
 from __future__ import annotations
 
 import copy
-from typing import Any
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+
+# version:N with N ≥ 1 and at most nine digits (it must fit the version column).
+_TARGET = re.compile(r"^(?:(previous|speculation_off)|version:([1-9][0-9]{0,8}))$")
+ROLLBACK_TARGET_HELP = "a rollback target is previous, speculation_off, or version:N (N ≥ 1)"
+
+
+@dataclass(frozen=True)
+class RollbackTarget:
+    """Where a rollback returns the route: the release's baseline (`previous`), a named
+    version of the route (`version:N`), or the candidate with speculation off."""
+
+    kind: Literal["previous", "speculation_off", "version"]
+    number: int | None = None
+
+    def __str__(self) -> str:
+        return f"version:{self.number}" if self.kind == "version" else self.kind
+
+
+def parse_rollback_target(text: str) -> RollbackTarget | None:
+    """The target `text` names, or None when it is not of the grammar."""
+    match = _TARGET.fullmatch(text)
+    if match is None:
+        return None
+    if match.group(2):
+        return RollbackTarget("version", int(match.group(2)))
+    return RollbackTarget(match.group(1))
+
+
+def rollback_target_of(document: dict[str, Any]) -> RollbackTarget:
+    """The target of a stored (valid) document; `previous` when it names none."""
+    text = str((document.get("rollback") or {}).get("to", "previous"))
+    target = parse_rollback_target(text)
+    if target is None:  # stored documents were validated; only a hand-edited row gets here
+        raise ValueError(f"not a rollback target: {text!r}")
+    return target
 
 
 def speculation_off(document: dict[str, Any]) -> dict[str, Any]:

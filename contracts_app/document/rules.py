@@ -6,28 +6,20 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from specpact.errors import FieldError
-
 from .engines import (
+    ENGINE_NAMES,
     HETEROGENEOUS_VOCAB,
     REQUIRED_ASSET,
     SPECULATION_OFF_ABOVE,
     SUPPORTED_METHODS,
     UNSUPPORTED_HINT,
 )
+from .errors import FieldError
 from .metrics import METRICS
+from .rollback import ROLLBACK_TARGET_HELP, parse_rollback_target
 from .schema import ROUTE_PATTERN, Asset, ContractDocument, Improvement, NonInferiority, TokenizerRef
 
-ROLLBACK_TARGET = re.compile(r"^(previous|speculation_off|version:[1-9][0-9]{0,8})$")
 _ROUTE = re.compile(ROUTE_PATTERN)
-
-ENGINE_NAMES = {
-    "vllm": "vLLM",
-    "tgi": "TGI",
-    "sglang": "SGLang",
-    "llamacpp": "llama.cpp",
-    "transformers": "Transformers",
-}
 
 
 def errors(doc: ContractDocument) -> list[FieldError]:
@@ -304,10 +296,8 @@ def _measurement(doc: ContractDocument) -> Iterator[FieldError]:
 
 
 def _rollback(doc: ContractDocument) -> Iterator[FieldError]:
-    if not ROLLBACK_TARGET.fullmatch(doc.rollback.to):
-        yield FieldError(
-            "rollback.to", "a rollback target is previous, speculation_off, or version:N (N ≥ 1)"
-        )
+    if parse_rollback_target(doc.rollback.to) is None:
+        yield FieldError("rollback.to", ROLLBACK_TARGET_HELP)
     yield from _duplicates(doc.rollback.when, "rollback.when", "trigger")
 
 

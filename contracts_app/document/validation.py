@@ -7,24 +7,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from specpact.errors import FieldError
-
 from . import rules
-from .errors import ContractError
+from .errors import ContractError, FieldError, field_errors
 from .schema import API_VERSION, DIGEST_PATTERN, LANE_PATTERN, ContractDocument
-
-
-def error_path(loc: tuple[int | str, ...]) -> str:
-    """('measurement', 'improve', 0, 'min_ratio') → 'measurement.improve[0].min_ratio'."""
-    path = ""
-    for part in loc:
-        if isinstance(part, int):
-            path += f"[{part}]"
-        elif part == "[key]":  # pydantic's marker for a failing dict key: the key is the path
-            continue
-        else:
-            path = f"{path}.{part}" if path else str(part)
-    return path
 
 
 def _message(err: Any) -> str:
@@ -64,7 +49,7 @@ def validate_document(data: Any) -> ContractDocument:
     try:
         doc = ContractDocument.model_validate(data)
     except ValidationError as exc:
-        found = [FieldError(error_path(e["loc"]), _message(e)) for e in exc.errors()]
+        found = field_errors(exc, message=_message)
         raise ContractError("The contract document does not match the specpact/v1 schema.", found) from None
     violations = rules.errors(doc)
     if violations:

@@ -3,11 +3,12 @@ from __future__ import annotations
 from django.core.validators import RegexValidator
 from django.db import models
 
-# The same shape as a contract's `route` field: DNS-label-like, so it works in URLs,
-# queue names and metric labels alike.
+from contracts_app.document.schema import ROUTE_PATTERN
+
+# The contract's own `route` rule: DNS-label-like, so it works in URLs, queue names and
+# metric labels alike.
 ROUTE_SLUG_VALIDATOR = RegexValidator(
-    r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$",
-    "a route slug is 1-64 lowercase letters, digits and inner hyphens",
+    ROUTE_PATTERN, "a route slug is 1-64 lowercase letters, digits and inner hyphens"
 )
 
 

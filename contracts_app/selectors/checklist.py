@@ -18,6 +18,8 @@ from django.urls import reverse
 
 from benchmarks_app.choices import RunState
 from benchmarks_app.models import Run
+from contracts_app.document import rollback_target_of
+from contracts_app.document.engines import METHOD_INFO, method_name
 from contracts_app.models import ContractVersion, Route
 from releases_app.choices import ReleaseState
 from releases_app.models import Decision, Release
@@ -31,25 +33,6 @@ QUESTIONS = (
     "What is the rollback plan if the speedup changes production behaviour?",
 )
 
-METHOD_NAMES = {
-    "none": "no speculation (plain decoding)",
-    "draft_model": "a draft model",
-    "eagle": "EAGLE heads",
-    "eagle3": "EAGLE-3 heads",
-    "medusa": "Medusa heads",
-    "mtp": "multi-token prediction (MTP) layers",
-    "mlp_speculator": "an MLP speculator",
-    "ngram": "n-gram prompt lookup",
-    "suffix": "suffix decoding",
-    "early_exit": "early-exit self-speculation",
-}
-_DEPENDENCY = {
-    "draft_model": "a second model",
-    "eagle": "EAGLE heads (a second checkpoint trained on the target)",
-    "eagle3": "EAGLE-3 heads (a second checkpoint trained on the target)",
-    "medusa": "Medusa heads",
-    "mlp_speculator": "an MLP speculator checkpoint",
-}
 _TRIGGERS = {
     "gate_fail": "the benchmark gate fails",
     "output_stability_breach": "outputs stop matching the baseline's",
@@ -197,7 +180,7 @@ def _q1_method(
     else:
         tokens = spec.get("num_speculative_tokens")
         text = (
-            f"{METHOD_NAMES.get(method, method).capitalize()} ({method}), "
+            f"{method_name(method).capitalize()} ({method}), "
             f"{tokens} speculative tokens per step, on {engine} serving {target.get('model')} "
             f"(contract version {version.number})."
         )
@@ -225,17 +208,18 @@ def _q2_dependencies(route: Route, version: ContractVersion, doc: dict[str, Any]
     evidence = [_field(route, version, "speculation", "speculation")]
     if assets:
         evidence.append(_field(route, version, "assets", "assets"))
-    if method in _DEPENDENCY:
+    dependency = METHOD_INFO[method].dependency if method in METHOD_INFO else None
+    if dependency:
         if not assets:
             return Answer(
                 QUESTIONS[1],
-                f"Yes, {_DEPENDENCY[method]}, but the contract lists no asset.",
+                f"Yes, {dependency}, but the contract lists no asset.",
                 "missing",
                 evidence,
             )
         described = [_asset_words(a) for a in assets]
         unpinned = [a["name"] for a in assets if not a.get("revision") and not a.get("digest")]
-        text = f"Yes: {_DEPENDENCY[method]}: {_join(described)}."
+        text = f"Yes: {dependency}: {_join(described)}."
         if unpinned:
             text += f" Not pinned to a revision or digest: {_join(unpinned)}."
         return Answer(QUESTIONS[1], text, "partial" if unpinned else "documented", evidence)
@@ -431,28 +415,26 @@ def _q6_rollback(
     route: Route, version: ContractVersion, doc: dict[str, Any], activation: _Activation | None
 ) -> Answer:
     rollback = doc.get("rollback") or {}
-    to = str(rollback.get("to", "previous"))
-    if to == "speculation_off":
+    to = rollback_target_of(doc)
+    if to.kind == "speculation_off":
         plan = "Switch speculation off: the same target, engine and limits with plain decoding"
     elif activation is not None and activation.how == "rolled_back":
         plan = (
             f"None in force: version {version.number} came back by rolling back release "
             f"#{activation.release.pk}, and no release is active to roll back; a change is a new release"
         )
-    elif to == "previous":
+    elif to.kind == "previous":
         previous = activation.release.baseline_version if activation else None
         if previous is not None:
             method = previous.speculation_method
-            plan = f"Return to the previous version, v{previous.number} ({METHOD_NAMES.get(method, method)})"
+            plan = f"Return to the previous version, v{previous.number} ({method_name(method)})"
         else:
             plan = (
                 "Return to the previous version (none is recorded for this route yet, "
                 "so a rollback has no target)"
             )
-    elif to.startswith("version:"):
-        plan = f"Return to version {to.removeprefix('version:')}"
     else:
-        plan = f"Return to {to}"
+        plan = f"Return to version {to.number}"
     triggers = [_TRIGGERS.get(t, t) for t in rollback.get("when") or []]
     text = plan + (f", when {_join(triggers)}." if triggers else "; no trigger is named, so only by hand.")
     text += " Rollback is one approved action, recorded in the audit trail."

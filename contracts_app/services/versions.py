@@ -16,13 +16,12 @@ from contracts_app.document import (
     diff_documents,
     document_digest,
     normalize,
+    rollback_target_of,
     validate_document,
 )
 from contracts_app.models import ContractVersion, Route
 from contracts_app.models.routes import ROUTE_SLUG_VALIDATOR
 from specpact.errors import Conflict, DomainError, FieldError
-
-_VERSION_TARGET = re.compile(r"^version:(\d+)$")
 
 
 @dataclass(frozen=True)
@@ -61,9 +60,8 @@ def route_create(*, slug: str, description: str = "", actor: Any, request_id: st
 
 
 def _check_rollback_target(document: dict[str, Any], next_number: int, existing: set[int]) -> None:
-    target = str(document.get("rollback", {}).get("to", ""))
-    match = _VERSION_TARGET.match(target)
-    if match and int(match.group(1)) not in existing:
+    target = rollback_target_of(document)
+    if target.kind == "version" and target.number not in existing:
         known = ", ".join(str(n) for n in sorted(existing)) or "none yet"
         raise ContractError(
             "The contract is invalid; see errors.",

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.utils import timezone
 
 from accounts_app.permissions import has_role, require_role
 from audit_app.actors import Actor, as_actor
 from audit_app.services import audit_record
 from contracts_app.models import Route
+from contracts_app.services import route_activate
 from releases_app.choices import MIN_JUSTIFICATION_LENGTH, DecisionKind, GateVerdict, ReleaseState
 from releases_app.models import Decision, Release
 from releases_app.services._common import (
@@ -90,10 +90,7 @@ def _activate(route: Route, release: Release, *, actor: Actor, request_id: str) 
         move(
             previous, "supersede", actor=actor, request_id=request_id, extra_after={"by_release": release.pk}
         )
-    old_version = route.active_version.number if route.active_version else None
-    route.active_version = release.candidate_version
-    route.active_since = timezone.now()
-    route.save(update_fields=["active_version", "active_since"])
+    old_version = route_activate(route=route, version=release.candidate_version)
     move(
         release,
         "activate",

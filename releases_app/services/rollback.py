@@ -2,24 +2,20 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from django.db import transaction
-from django.utils import timezone
 
 from accounts_app.permissions import require_role
 from audit_app.actors import Actor, as_actor
-from contracts_app.document import speculation_off
+from contracts_app.document import rollback_target_of, speculation_off
 from contracts_app.models import ContractVersion, Route
-from contracts_app.services import contract_version_create
+from contracts_app.services import contract_version_create, route_activate
 from releases_app.choices import DecisionKind
 from releases_app.models import Release
 from releases_app.services._common import check_if_match, lock_release, move, require_reason
 from releases_app.services.decisions import record_decision
 from specpact.errors import Conflict
-
-_VERSION_TARGET = re.compile(r"^version:(\d+)$")
 
 
 def rollback_target(route: Route, release: Release, *, actor: Actor, request_id: str = "") -> ContractVersion:
@@ -28,8 +24,8 @@ def rollback_target(route: Route, release: Release, *, actor: Actor, request_id:
     `speculation_off` → the candidate with speculation off, stored as a generated version
     (the same document again reuses the version with its digest)."""
     candidate = release.candidate_version
-    target = str((candidate.document.get("rollback") or {}).get("to", "previous"))
-    if target == "previous":
+    target = rollback_target_of(candidate.document)
+    if target.kind == "previous":
         if release.baseline_version is None:
             raise Conflict(
                 f"Release {release.pk} was the first on {route.slug!r}: there is no previous version "
@@ -37,28 +33,22 @@ def rollback_target(route: Route, release: Release, *, actor: Actor, request_id:
                 code="rollback_target_missing",
             )
         return release.baseline_version
-    match = _VERSION_TARGET.match(target)
-    if match:
-        number = int(match.group(1))
-        version = ContractVersion.objects.filter(route=route, number=number).first()
+    if target.kind == "version":
+        version = ContractVersion.objects.filter(route=route, number=target.number).first()
         if version is None:
             raise Conflict(
                 f"The contract's rollback target {target} does not exist on {route.slug!r}.",
                 code="rollback_target_missing",
             )
         return version
-    if target == "speculation_off":
-        upload = contract_version_create(
-            slug=route.slug,
-            document=speculation_off(candidate.document),
-            source_format=ContractVersion.Source.GENERATED,
-            actor=actor.user,
-            request_id=request_id,
-        )
-        return upload.version
-    raise Conflict(
-        f"Unknown rollback target {target!r} in the active contract.", code="rollback_target_invalid"
+    upload = contract_version_create(
+        slug=route.slug,
+        document=speculation_off(candidate.document),
+        source_format=ContractVersion.Source.GENERATED,
+        actor=actor.user,
+        request_id=request_id,
     )
+    return upload.version
 
 
 def release_rollback(
@@ -88,10 +78,7 @@ def release_rollback(
             raise Conflict(
                 f"Version {target.number} is already active on {route.slug!r}.", code="already_active"
             )
-        old_version = route.active_version.number if route.active_version else None
-        route.active_version = target
-        route.active_since = timezone.now()
-        route.save(update_fields=["active_version", "active_since"])
+        old_version = route_activate(route=route, version=target)
         record_decision(locked, DecisionKind.ROLLBACK, actor=who, reason=reason)
         move(
             locked,
@@ -100,9 +87,7 @@ def release_rollback(
             reason=reason,
             request_id=request_id,
             extra_after={
-                "rollback_to": str(
-                    (locked.candidate_version.document.get("rollback") or {}).get("to", "previous")
-                ),
+                "rollback_to": str(rollback_target_of(locked.candidate_version.document)),
                 "route_active_version": target.number,
                 "previous_version": old_version,
             },

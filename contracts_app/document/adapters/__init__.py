@@ -7,11 +7,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from types import ModuleType
 
-from specpact.errors import FieldError
-
 from .. import rules
 from ..engines import ENGINES
-from ..errors import ContractError
+from ..errors import ContractError, FieldError
 from ..schema import ContractDocument
 from . import llamacpp, sglang, tgi, transformers, vllm
 from .base import ImportResult, RenderedConfig

@@ -9,9 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from specpact.errors import FieldError
-
-from ..errors import ContractError
+from ..errors import ContractError, FieldError
 from ..schema import ContractDocument
 
 
