@@ -33,7 +33,7 @@ def rollback_target(route: Route, release: Release, *, actor: Actor, request_id:
                 code="rollback_target_missing",
             )
         return release.baseline_version
-    if target.kind == "version":
+    if target.number is not None:  # version:N
         version = ContractVersion.objects.filter(route=route, number=target.number).first()
         if version is None:
             raise Conflict(
