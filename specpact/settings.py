@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "contracts_app",
     "releases_app",
     "benchmarks_app",
+    "dashboard_app",
 ]
 
 MIDDLEWARE = [

@@ -11,7 +11,7 @@ import pytest
 from django.test import Client
 
 from contracts_app.selectors import route_get
-from contracts_app.selectors.checklist import QUESTIONS, route_checklist
+from dashboard_app.selectors.checklist import QUESTIONS, route_checklist
 from releases_app.models import Release
 from releases_app.services import release_approve, release_create, release_rollback
 from tests.dashboard.builders import baseline_document, benchmarked_release, candidate_document

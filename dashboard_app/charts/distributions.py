@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from benchmarks_app.aggregates import QUANTILE_PROBS, sketch_quantile
-from benchmarks_app.charts.style import (
+from dashboard_app.charts.style import (
     ARMS,
     METRIC_LABELS,
     by_level,

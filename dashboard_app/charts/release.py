@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from benchmarks_app.charts.checks import memory_by_level, output_stability
-from benchmarks_app.charts.distributions import latency_distribution, ttft_by_level
-from benchmarks_app.charts.speculation import acceptance_by_level, tokens_per_chunk
-from benchmarks_app.charts.speedup import speedup_vs_load
+from dashboard_app.charts.checks import memory_by_level, output_stability
+from dashboard_app.charts.distributions import latency_distribution, ttft_by_level
+from dashboard_app.charts.speculation import acceptance_by_level, tokens_per_chunk
+from dashboard_app.charts.speedup import speedup_vs_load
 
 Aggregates = Sequence[Mapping[str, Any]]
 

@@ -9,7 +9,7 @@ from django import forms
 
 from contracts_app.document.engines import METHODS
 from contracts_app.document.schema import KNOWN_LANES, LANE_PATTERN
-from contracts_app.selectors.overview import NOT_MEASURED
+from dashboard_app.selectors.overview import NOT_MEASURED
 from releases_app.choices import GateVerdict
 
 _ANY = [("", "any")]

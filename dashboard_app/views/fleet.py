@@ -9,8 +9,8 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from benchmarks_app.charts import figure_json, fleet_heatmap
-from contracts_app.selectors.overview import fleet_cells, route_rows
+from dashboard_app.charts import figure_json, fleet_heatmap
+from dashboard_app.selectors.overview import fleet_cells, route_rows
 
 
 def _fit_labels(figure: dict[str, Any]) -> dict[str, Any]:

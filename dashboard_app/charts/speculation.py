@@ -7,7 +7,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from benchmarks_app.charts.style import (
+from dashboard_app.charts.style import (
     ARMS,
     bar_style,
     by_level,

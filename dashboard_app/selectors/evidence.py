@@ -1,6 +1,5 @@
 """The release page's evidence: the gate's verdict and reasons, the charts built on the
-server from per-run aggregates and the gate result, and the benchmark's progress (an htmx
-partial polled while runs are queued or running).
+server from per-run aggregates and the gate result, and the benchmark's progress.
 
 Reads a fixed number of queries per page: the release's runs, then their aggregates.
 """
@@ -10,19 +9,13 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import render
-
 from benchmarks_app.aggregates import aggregate_result
-from benchmarks_app.charts import figure_json, release_figures
 from benchmarks_app.choices import ACTIVE_STATES, RunState
 from benchmarks_app.models import Run, RunResult
 from benchmarks_app.selectors import unserved_queues
+from dashboard_app.charts import figure_json, release_figures
 from releases_app.choices import ReleaseState
 from releases_app.models import Release
-from releases_app.selectors import release_get
-from specpact.errors import NotFound
 
 ARMS = ("baseline", "candidate")
 
@@ -60,7 +53,7 @@ def _lane_groups(figures: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def release_evidence(release: Release) -> dict[str, Any]:
-    """Everything `releases/_evidence.html` shows for `release`."""
+    """Everything `dashboard/_evidence.html` shows for `release`."""
     progress = progress_context(release)
     runs = progress["runs"]
     gate = release.gate_result if isinstance(release.gate_result, dict) else None
@@ -104,18 +97,3 @@ def progress_active(release: Release, runs: list[Run]) -> bool:
     """Poll while the benchmark can still change: runs queued or running, or the release
     still waiting for its gate."""
     return release.state == ReleaseState.BENCHMARKING or any(r.state in ACTIVE_STATES for r in runs)
-
-
-@login_required
-def release_progress(request: HttpRequest, release_id: int) -> HttpResponse:
-    """The progress partial htmx polls. Once the benchmark is over the whole page reloads
-    (HX-Refresh), so that the verdict and the charts appear."""
-    try:
-        release = release_get(subject=request, release_id=release_id)
-    except NotFound as exc:
-        raise Http404(exc.detail) from None
-    context = progress_context(release)
-    response = render(request, "dashboard/_release_progress.html", context)
-    if not context["active"] and request.headers.get("HX-Request") == "true":
-        response["HX-Refresh"] = "true"
-    return response

@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 
 from accounts_app.permissions import ensure_route_access, role_permissions
 from contracts_app import selectors
-from contracts_app.selectors.checklist import STATUS_WORDS, route_checklist
+from dashboard_app.selectors.checklist import STATUS_WORDS, route_checklist
 
 
 class ChecklistEvidenceSerializer(serializers.Serializer[Any]):

@@ -7,7 +7,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from benchmarks_app.charts.style import OKABE_ITO, TIMES, layout, no_data, to_dict
+from dashboard_app.charts.style import OKABE_ITO, TIMES, layout, no_data, to_dict
 
 _METRIC_NAMES = {"ttft": "TTFT", "tpot": "TPOT", "itl_chunk": "Inter-chunk latency", "e2e": "E2E latency"}
 

@@ -8,13 +8,13 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 
-from contracts_app.selectors.checklist import Checklist, route_checklist
-from contracts_app.views.pages import _route_or_404
+from contracts_app.views.pages import route_or_404
+from dashboard_app.selectors.checklist import Checklist, route_checklist
 
 
 @login_required
 def route_card(request: HttpRequest, slug: str) -> HttpResponse:
-    route = _route_or_404(slug)
+    route = route_or_404(slug)
     context = {
         "route": route,
         "active": route.active_version,
@@ -22,12 +22,12 @@ def route_card(request: HttpRequest, slug: str) -> HttpResponse:
         "generated_at": timezone.now(),
         "nav": "routes",
     }
-    return render(request, "contracts/route_card.html", context)
+    return render(request, "dashboard/route_card.html", context)
 
 
 @login_required
 def route_card_markdown(request: HttpRequest, slug: str) -> HttpResponse:
-    route = _route_or_404(slug)
+    route = route_or_404(slug)
     text = card_markdown(route, route_checklist(route), base=request.build_absolute_uri("/").rstrip("/"))
     response = HttpResponse(text, content_type="text/markdown; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{route.slug}-route-card.md"'
