@@ -12,12 +12,15 @@ from django.shortcuts import render
 from contracts_app import selectors
 from contracts_app.document import ENGINES, diff_documents, highest_impact, validate_document
 from contracts_app.document import render as render_engine
+from contracts_app.document.schema import KNOWN_LANES
+from contracts_app.filtersets import RouteFilterSet
+from contracts_app.models import Route
 from contracts_app.selectors.checklist import route_checklist
 from contracts_app.selectors.overview import route_rows
 from contracts_app.views.diff_table import side_by_side
-from contracts_app.views.filters import RouteFilterForm
 from releases_app.models import Release
 from specpact.errors import NotFound
+from specpact.filtersets import page_queryset
 
 # Document sections in the order the version page shows them; each has an anchor
 # (`#field-<section>`) the checklist's evidence links point at.
@@ -33,13 +36,19 @@ def _route_or_404(slug: str) -> Any:
 
 @login_required
 def routes_overview(request: HttpRequest) -> HttpResponse:
-    form = RouteFilterForm(request.GET or None)
-    rows = route_rows(**form.filters())
-    filtered = form.is_bound and form.is_valid() and any(form.cleaned_data.values())
+    filterset = RouteFilterSet(request.GET or None, queryset=Route.objects.all())
+    rows = route_rows(page_queryset(filterset))
+    filtered = filterset.is_valid() and any(filterset.form.cleaned_data.values())
     return render(
         request,
         "contracts/routes_overview.html",
-        {"rows": rows, "form": form, "filtered": filtered, "nav": "routes"},
+        {
+            "rows": rows,
+            "form": filterset.form,
+            "known_lanes": KNOWN_LANES,
+            "filtered": filtered,
+            "nav": "routes",
+        },
     )
 
 
