@@ -49,11 +49,12 @@ def test_the_api_refuses_a_bad_value_naming_it(
     assert_filter_refused(response, param)
 
 
-def test_the_page_ignores_a_bad_value_and_lists_every_release(awaiting: Release, viewer: Any) -> None:
+def test_the_page_names_a_bad_value_and_lists_every_release(awaiting: Release, viewer: Any) -> None:
     client = Client()
     client.force_login(viewer)
     html = client.get("/releases/", {"state": "bogus", "route": "elsewhere"}).content.decode()
     assert f"#{awaiting.pk}<" in html
+    assert "state: Select a valid choice." in html and "(filters ignored)" in html
 
 
 def test_the_page_links_keep_the_filters(route_v1: Route, proposer: Any, viewer: Any) -> None:
