@@ -38,15 +38,6 @@ class AuditEventSerializer(serializers.ModelSerializer[AuditEvent]):
         return event.route or None
 
 
-class AuditQuerySerializer(serializers.Serializer[Any]):
-    action = serializers.CharField(required=False, default="", max_length=64)
-    route = serializers.CharField(required=False, default="", max_length=64)
-    actor = serializers.CharField(required=False, default="", max_length=160)
-    object = serializers.CharField(required=False, default="", max_length=130)
-    since = serializers.DateTimeField(required=False, default=None)
-    until = serializers.DateTimeField(required=False, default=None)
-
-
 class ChainStatusSerializer(serializers.Serializer[Any]):
     valid = serializers.BooleanField()
     events = serializers.IntegerField()
