@@ -26,7 +26,13 @@ class RegisterIn(serializers.Serializer):
         child=serializers.ChoiceField(choices=[*EngineKind.values, "cuda"]), required=False, default=list
     )
     queues = serializers.ListField(
-        child=serializers.RegexField(_QUEUE_NAME), required=False, default=list, max_length=10
+        child=serializers.RegexField(_QUEUE_NAME),
+        required=False,
+        default=list,
+        max_length=10,
+        help_text="operator-named pools to consume as well; the worker's own queue and its hardware "
+        "and engine pools are assigned by the control plane (asking for `worker.*`, or for a pool "
+        "the worker does not qualify for, is a 400)",
     )
 
     def validate_hardware(self, value: dict[str, Any]) -> dict[str, Any]:
