@@ -145,8 +145,13 @@ class WorkerOut(serializers.ModelSerializer):
         ]
 
     def get_current_run(self, worker: Worker) -> int | None:
+        """Null for a route-scoped token when the run is another route's: the fleet is
+        shared, the runs on it are not (context `routes_in_scope`, None when unscoped)."""
         active = getattr(worker, "active_runs", None)
-        return active[0].pk if active else None
+        if not active:
+            return None
+        scope = self.context.get("routes_in_scope")
+        return active[0].pk if scope is None or active[0].route.slug in scope else None
 
 
 class RunOut(serializers.ModelSerializer):

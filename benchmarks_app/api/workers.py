@@ -11,7 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts_app.permissions import IsAdmin, IsViewer
+from accounts_app.permissions import IsAdmin, IsViewer, routes_in_scope
 from audit_app.actors import actor_from_request
 from benchmarks_app.api.authentication import (
     BootstrapTokenAuthentication,
@@ -98,12 +98,16 @@ class HeartbeatView(APIView):
         )
 
 
+def _scope(request: Request) -> dict[str, Any]:
+    return {"routes_in_scope": routes_in_scope(request)}
+
+
 class WorkerListView(APIView):
     permission_classes = [IsViewer]
 
     @extend_schema(responses=WorkerOut(many=True), summary="List workers")
     def get(self, request: Request) -> Response:
-        return Response(WorkerOut(worker_list(), many=True).data)
+        return Response(WorkerOut(worker_list(), many=True, context=_scope(request)).data)
 
 
 class WorkerDetailView(APIView):
@@ -111,7 +115,7 @@ class WorkerDetailView(APIView):
 
     @extend_schema(responses=WorkerOut, summary="A worker")
     def get(self, request: Request, worker_id: int) -> Response:
-        return Response(WorkerOut(worker_get(worker_id)).data)
+        return Response(WorkerOut(worker_get(worker_id), context=_scope(request)).data)
 
 
 class WorkerRevokeView(APIView):

@@ -10,6 +10,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from accounts_app.permissions import ensure_fleet_wide
 from audit_app.actors import Actor
 from audit_app.services import audit_record
 from benchmarks_app.models import BootstrapToken, Worker, WorkerCredential
@@ -38,6 +39,7 @@ def bootstrap_token_create(
     *, actor: Any = None, expires_at: datetime | None = None, note: str = ""
 ) -> tuple[BootstrapToken, str]:
     """Returns the row and the token itself, which is shown once and stored hashed."""
+    ensure_fleet_wide(actor, "issue bootstrap tokens")
     token = new_token(BOOTSTRAP_PREFIX)
     user = actor.user if isinstance(actor, Actor) else actor
     row = BootstrapToken.objects.create(
@@ -59,6 +61,7 @@ def bootstrap_token_create(
 
 @transaction.atomic
 def bootstrap_token_revoke(*, token: BootstrapToken, actor: Any) -> BootstrapToken:
+    ensure_fleet_wide(actor, "revoke bootstrap tokens")
     token.revoked_at = timezone.now()
     token.save(update_fields=["revoked_at"])
     audit_record(
@@ -192,6 +195,7 @@ def worker_heartbeat(*, worker: Worker, current_run: dict[str, int] | None) -> W
 @transaction.atomic
 def worker_revoke(*, worker: Worker, actor: Any, reason: str, request_id: str = "") -> Worker:
     """Its token stops working at once; a run it holds is lost and handled by the sweep."""
+    ensure_fleet_wide(actor, "revoke workers")
     locked = Worker.objects.select_for_update().get(pk=worker.pk)
     if locked.revoked_at is not None:
         raise Conflict(f"worker {locked.pk} is already revoked", code="already_revoked")
