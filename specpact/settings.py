@@ -204,6 +204,16 @@ OUTBOX_RETRY_MAX_S = env_int("OUTBOX_RETRY_MAX_S", 300)
 # How often beat sweeps for lost runs and for releases whose runs all ended.
 RUN_SWEEP_INTERVAL_S = env_int("RUN_SWEEP_INTERVAL_S", 15)
 
+# The audit chain's signed checkpoints (audit_app/checkpoints.py): an Ed25519 private key,
+# PEM (PKCS#8, `openssl genpkey -algorithm ed25519`) or its raw 32-byte seed in base64, from
+# AUDIT_SIGNING_KEY or the file AUDIT_SIGNING_KEY_FILE names. Never in the database or the
+# repository. With DEBUG on and no key given, one is generated on first use at
+# AUDIT_DEV_SIGNING_KEY_FILE (under var/, and the log says so); with DEBUG off, none is.
+AUDIT_SIGNING_KEY = env_str("AUDIT_SIGNING_KEY", "") or ""
+AUDIT_DEV_SIGNING_KEY_FILE = str(VAR_DIR / "audit-signing-key.pem") if DEBUG else ""
+# How often beat signs a checkpoint of the chain's head (skipped when no event came since).
+AUDIT_CHECKPOINT_INTERVAL_S = env_int("AUDIT_CHECKPOINT_INTERVAL_S", 3600)
+
 # Beat's schedule. Expiring each tick at its interval keeps a backlog of ticks from
 # piling up while the control-plane worker is down; every task is safe to overlap itself.
 CELERY_BEAT_SCHEDULE = {
@@ -221,6 +231,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "releases_app.conclude_left_behind",
         "schedule": float(RUN_SWEEP_INTERVAL_S),
         "options": {"expires": float(RUN_SWEEP_INTERVAL_S)},
+    },
+    "audit-checkpoint": {
+        "task": "audit_app.checkpoint",
+        "schedule": float(AUDIT_CHECKPOINT_INTERVAL_S),
+        "options": {"expires": float(AUDIT_CHECKPOINT_INTERVAL_S)},
     },
 }
 
