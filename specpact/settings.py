@@ -61,6 +61,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "specpact.middleware.ContentSecurityPolicyMiddleware",
 ]
 
 ROOT_URLCONF = "specpact.urls"
@@ -238,6 +239,31 @@ CELERY_BEAT_SCHEDULE = {
         "options": {"expires": float(AUDIT_CHECKPOINT_INTERVAL_S)},
     },
 }
+
+# The Content-Security-Policy of every HTML page (specpact/middleware.py). Pages load their
+# scripts and styles from static/ (STYLE.md: one small JS file per page at most; JSON data
+# in <script type="application/json">, which is not run); no inline script or style.
+CSP_POLICY: dict[str, list[str]] = {
+    "default-src": ["'self'"],
+    "script-src": ["'self'"],
+    "style-src": ["'self'"],
+    # Style attributes: only the empty one (its SHA-256 is that of ""), which Plotly sets
+    # on colour-bar rectangles to reset them (`.attr("style", "")`) and which styles nothing.
+    "style-src-attr": ["'unsafe-hashes'", "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='"],
+    # data: for the SVG icons Swagger UI inlines; Plotly draws SVG in the page itself.
+    "img-src": ["'self'", "data:"],
+    "font-src": ["'self'"],
+    "connect-src": ["'self'"],
+    "object-src": ["'none'"],
+    "base-uri": ["'none'"],
+    "form-action": ["'self'"],
+    "frame-ancestors": ["'none'"],
+}
+# HTML the project doesn't template itself (Swagger UI, DRF's browsable API) uses inline
+# styles: allowed there, and only there. Scripts stay 'self' everywhere.
+CSP_LOOSE_STYLE_PATHS = ["/api/v1/"]
+# Report violations in the browser's console without enforcing (to trial a change).
+CSP_REPORT_ONLY = env_bool("CSP_REPORT_ONLY", False)
 
 SPECPACT_PUBLIC_URL = env_str("SPECPACT_PUBLIC_URL", "http://127.0.0.1:8000") or ""
 
