@@ -252,3 +252,18 @@ def test_the_documented_offline_check_verifies_an_export(
     path.write_text(json.dumps(export))
     with pytest.raises(InvalidSignature):
         exec(compile(snippet, "docs/audit-checkpoints.md", "exec"), {})  # noqa: S102
+
+
+def test_a_walk_can_start_after_a_checkpoint(signing_key: Ed25519PrivateKey) -> None:
+    """What a checkpoint stores is what a walk needs to start after it (issue 16's page)."""
+    from tests.audit.test_chain import _tamper
+
+    record(3)
+    row, _ = checkpoint_create()
+    later = record(2)
+    after = (row.event_id, row.event_hash)
+    assert verify_chain(after=after) == {"valid": True, "events": 2, "first_broken": None}
+    _tamper("UPDATE audit_app_auditevent SET reason = %s WHERE id = %s", ["edited", later[1].id])
+    assert verify_chain(after=after) == {"valid": False, "events": 2, "first_broken": later[1].id}
+    # A checkpoint whose event no longer has the signed hash can't be a starting point.
+    assert verify_chain(after=(row.event_id, "0" * 64))["first_broken"] == later[0].id
