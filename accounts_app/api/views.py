@@ -18,7 +18,7 @@ from accounts_app import services
 from accounts_app.api.serializers import TokenIssueSerializer, TokenRevokeSerializer, TokenSerializer
 from accounts_app.filtersets import TokenFilterSet
 from accounts_app.models import ApiToken
-from accounts_app.permissions import has_role, role_permissions, token_of
+from accounts_app.permissions import ensure_fleet_wide, has_role, role_permissions, token_of
 from accounts_app.selectors import tokens_visible_to
 from audit_app.actors import actor_from_request
 from specpact.api.pagination import paginate
@@ -26,8 +26,9 @@ from specpact.errors import DomainError, FieldError, Forbidden, NotFound
 
 
 def _check_token_may_manage(request: Request) -> None:
+    ensure_fleet_wide(request, "manage tokens")
     token = token_of(request)
-    if token is not None and (token.is_scoped or not has_role(request, "admin")):
+    if token is not None and not has_role(request, "admin"):
         raise Forbidden("Manage tokens from a signed-in session or with an unscoped admin token.")
 
 

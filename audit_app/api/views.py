@@ -9,12 +9,19 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts_app.permissions import role_permissions, routes_in_scope
-from audit_app.api.serializers import AuditEventSerializer, ChainStatusSerializer
-from audit_app.chain import verify_chain
+from audit_app.api.serializers import (
+    AuditEventSerializer,
+    ChainStatusSerializer,
+    CheckpointSerializer,
+    PublicKeySerializer,
+)
+from audit_app.checkpoints import verify_audit
 from audit_app.filtersets import AuditEventFilterSet
-from audit_app.models import AuditEvent
+from audit_app.models import AuditCheckpoint, AuditEvent
 from audit_app.selectors import audit_events
+from audit_app.signing import key_id, public_pem, verifying_key
 from specpact.api.pagination import paginate
+from specpact.errors import NotFound
 
 
 class AuditListApi(GenericAPIView[AuditEvent]):
@@ -37,4 +44,30 @@ class AuditVerifyApi(APIView):
 
     @extend_schema(responses=ChainStatusSerializer)
     def get(self, request: Request) -> Response:
-        return Response(verify_chain())
+        """The walk of the whole chain, held to the signed checkpoints."""
+        return Response(verify_audit())
+
+
+class AuditCheckpointListApi(APIView):
+    """Signed checkpoints of the chain's head, oldest first: keep a copy outside the
+    database and check it offline with the public key (docs/audit-checkpoints.md)."""
+
+    def get_permissions(self) -> list[Any]:
+        return role_permissions("viewer")
+
+    @extend_schema(responses=CheckpointSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        return paginate(request, self, AuditCheckpoint.objects.order_by("id"), CheckpointSerializer)
+
+
+class AuditPublicKeyApi(APIView):
+    def get_permissions(self) -> list[Any]:
+        return role_permissions("viewer")
+
+    @extend_schema(responses=PublicKeySerializer)
+    def get(self, request: Request) -> Response:
+        """The key that verifies the checkpoints' signatures (Ed25519, PEM)."""
+        public = verifying_key()
+        if public is None:
+            raise NotFound("No audit signing key is configured on this server.")
+        return Response({"algorithm": "Ed25519", "key_id": key_id(public), "public_key": public_pem(public)})

@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts_app.permissions import IsAdmin, IsViewer
+from accounts_app.permissions import IsAdmin, IsViewer, routes_in_scope
 from audit_app.actors import actor_from_request
 from benchmarks_app.api.authentication import (
     BootstrapTokenAuthentication,
@@ -100,6 +100,10 @@ class HeartbeatView(APIView):
         )
 
 
+def _scope(request: Request) -> dict[str, Any]:
+    return {"routes_in_scope": routes_in_scope(request)}
+
+
 class WorkerListView(GenericAPIView[Worker]):
     permission_classes = [IsViewer]
     queryset = Worker.objects.none()  # names the model for the schema; rows: worker_list()
@@ -109,7 +113,9 @@ class WorkerListView(GenericAPIView[Worker]):
 
     @extend_schema(responses=WorkerOut(many=True), summary="List workers")
     def get(self, request: Request) -> Response:
-        return Response(WorkerOut(self.filter_queryset(worker_list()), many=True).data)
+        return Response(
+            WorkerOut(self.filter_queryset(worker_list()), many=True, context=_scope(request)).data
+        )
 
 
 class WorkerDetailView(APIView):
@@ -117,7 +123,7 @@ class WorkerDetailView(APIView):
 
     @extend_schema(responses=WorkerOut, summary="A worker")
     def get(self, request: Request, worker_id: int) -> Response:
-        return Response(WorkerOut(worker_get(worker_id)).data)
+        return Response(WorkerOut(worker_get(worker_id), context=_scope(request)).data)
 
 
 class WorkerRevokeView(APIView):
