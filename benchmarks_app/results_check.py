@@ -32,7 +32,9 @@ def check_outcome(*, run: Run, attempt: int, payload: dict[str, Any]) -> Checked
     if outcome.header.run_id != run.pk:
         errors.append(FieldError("run_id", f"is {outcome.header.run_id}, this is run {run.pk}"))
     if outcome.header.attempt != attempt:
-        errors.append(FieldError("attempt", f"is {outcome.header.attempt}, the upload says attempt {attempt}"))
+        errors.append(
+            FieldError("attempt", f"is {outcome.header.attempt}, the upload says attempt {attempt}")
+        )
     expected_order = sorted(spec.order())
     got_order = sorted((s.level_index, s.arm) for s in outcome.header.order)
     if got_order != expected_order:

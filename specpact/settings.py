@@ -55,6 +55,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "specpact.middleware.RequestIdMiddleware",
+    "specpact.api.guard.RequestGuardMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -128,6 +129,12 @@ STORAGES = {
 
 # A contract is a few kB; 1 MiB leaves room and refuses abuse before parsing.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 1024 * 1024)
+# A worker's result upload (PUT /api/v1/runs/{id}/result), after gzip decompression: a
+# 4 levels x 512 requests x 512 tokens run weighs about 30 MiB in the result format v2
+# (benchmarks/result_size.py measures it); the default leaves twice that.
+RUN_RESULT_MAX_BYTES = env_int("RUN_RESULT_MAX_BYTES", 64 * 1024 * 1024)
+# The most rows one page of a list endpoint returns (?limit= is clamped to it).
+API_MAX_PAGE_SIZE = env_int("API_MAX_PAGE_SIZE", 500)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -136,14 +143,14 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PARSER_CLASSES": [
-        "rest_framework.parsers.JSONParser",
+        "specpact.api.parsers.SafeJSONParser",
         "specpact.api.parsers.YAMLParser",
     ],
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",
     ],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "specpact.api.pagination.ClampedLimitOffsetPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "EXCEPTION_HANDLER": "specpact.api.problems.problem_exception_handler",

@@ -224,7 +224,7 @@ def validate_outcome_stream(payload: Any, *, context: dict[str, Any] | None = No
     try:
         header = RunOutcomeHeader.model_validate(envelope, context=context)
     except ValidationError as exc:
-        errors += [{**e, "loc": tuple(e["loc"])} for e in exc.errors()]  # type: ignore[typeddict-item]
+        errors += [{**e, "loc": tuple(e["loc"])} for e in exc.errors()]  # type: ignore[typeddict-unknown-key]
     for arm in ARMS:
         if arm not in payload:
             errors.append({"type": "missing", "loc": (arm,), "input": envelope})
@@ -235,7 +235,8 @@ def validate_outcome_stream(payload: Any, *, context: dict[str, Any] | None = No
             errors += exc.errors()  # type: ignore[arg-type]
     if errors:
         raise ValidationError.from_exception_data(
-            "RunOutcome", [{k: v for k, v in e.items() if k in ("type", "loc", "input", "ctx")} for e in errors]  # type: ignore[misc]
+            "RunOutcome",
+            [{k: v for k, v in e.items() if k in ("type", "loc", "input", "ctx")} for e in errors],  # type: ignore[misc]
         )
     assert header is not None
     return CheckedOutcome(header, arms)

@@ -42,7 +42,7 @@ class AuditQuerySerializer(serializers.Serializer[Any]):
     action = serializers.CharField(required=False, default="", max_length=64)
     route = serializers.CharField(required=False, default="", max_length=64)
     actor = serializers.CharField(required=False, default="", max_length=160)
-    object = serializers.CharField(required=False, default="", max_length=130)
+    object = serializers.CharField(required=False, default="", max_length=265)
     since = serializers.DateTimeField(required=False, default=None)
     until = serializers.DateTimeField(required=False, default=None)
 
