@@ -17,6 +17,7 @@ from benchmarks_app.signals import announce_run_finished
 from benchmarks_app.spec_build import build_spec, default_engine_kind, workloads_of
 from contracts_app.models import ContractVersion, Route
 from specpact.errors import Conflict, DomainError, FieldError
+from specpact.text import REASON_MAX, checked_text
 
 
 def _queue_for(*, engine_kind: str, worker: Worker | None, pool: str | None) -> str:
@@ -199,6 +200,7 @@ def release_runs_create(*, release: Any, actor: Any) -> list[Run]:
 def run_cancel(*, run: Run, actor: Any, reason: str, request_id: str = "") -> Run:
     """Queued: it never starts (the relay discards its message, the worker's claim is
     refused). Running: the worker stops at its next progress report; its result is refused."""
+    reason = checked_text(reason, field="reason", max_length=REASON_MAX)
     locked = Run.objects.select_for_update().get(pk=run.pk)
     if locked.state not in ACTIVE_STATES:
         raise Conflict(f"run {locked.pk} is already {locked.state}", code="run_finished")
