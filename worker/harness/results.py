@@ -101,7 +101,9 @@ class RequestRecord(_Model):
         default=None, max_length=MAX_TOKENS, description="result schema 1: the same in float milliseconds"
     )
     chunk_tokens: list[Annotated[int, Field(ge=0, le=MAX_TOKENS)]] | None = Field(
-        default=None, max_length=MAX_TOKENS, description="tokens in each chunk; null where the engine doesn't say"
+        default=None,
+        max_length=MAX_TOKENS,
+        description="tokens in each chunk; null where the engine doesn't say",
     )
     chunk_tokens_source: Literal["token_ids", "logprobs", "one_per_chunk", "steps"] | None = None
     output_tokens: int = Field(default=0, ge=0, le=MAX_TOKENS)
