@@ -35,7 +35,11 @@ def claimed_run(versions: Any) -> Callable[..., tuple[Run, APIClient, RunSpec]]:
         with override_settings(CELERY_BROKER_URL=NO_BROKER):
             run = openai_run(versions, worker=registration.worker, overrides={**overrides, **load})
         run_start(run_id=run.pk, worker=registration.worker, attempt=1)
+        run.refresh_from_db()
         client = APIClient(HTTP_AUTHORIZATION=f"Token {registration.token}")
         return run, client, RunSpec.model_validate(run.spec)
 
     return make
+
+
+from tests.releases.conftest import awaiting, failed_gate, route_v1  # noqa: E402, F401  (fixtures)
