@@ -123,11 +123,16 @@ def run_fail(*, run_id: int, worker: Worker, attempt: int, kind: str, reason: st
     return run
 
 
+def _holds_lists_of_containers(value: dict[str, Any]) -> bool:
+    return any(isinstance(v, list) and any(isinstance(x, dict | list) for x in v) for v in value.values())
+
+
 def _canonical_parts(value: Any) -> Iterator[str]:
     """`json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)` in
-    pieces: dicts and lists of containers are walked, everything else is encoded whole, so
-    a result of any size is hashed without its whole text in memory."""
-    if isinstance(value, dict):
+    pieces: the result and its levels are walked, each request (and anything else without
+    a list of containers inside) is encoded whole, so a result of any size is hashed
+    without its whole text in memory."""
+    if isinstance(value, dict) and _holds_lists_of_containers(value):
         yield "{"
         for n, key in enumerate(sorted(value)):
             yield ("," if n else "") + json.dumps(key, ensure_ascii=False) + ":"

@@ -88,28 +88,32 @@ def _list_is_plain_numbers(items: list[Any]) -> bool:
 
 
 def check_parsed(data: Any, *, max_depth: int = MAX_DEPTH, max_nodes: int | None = None) -> None:
-    """Walk `data` (dicts, lists, scalars) and raise UnsafeInput at the first problem."""
-    stack: list[tuple[Any, str, int]] = [(data, "", 0)]
+    """Walk `data` (dicts, lists, scalars) and raise UnsafeInput at the first problem.
+    Only containers are stacked (and given a path); scalars are checked where they sit."""
+    if not isinstance(data, dict | list):
+        if (problem := _scalar_problem(data)) is not None:
+            raise UnsafeInput("", problem)
+        return
+    stack: list[tuple[Any, str, int]] = [(data, "", 1)]
     nodes = 0
     while stack:
         value, path, depth = stack.pop()
-        nodes += 1
-        if max_nodes is not None and nodes > max_nodes:
-            raise UnsafeInput("", f"has more than {max_nodes} values")
-        if isinstance(value, dict):
-            if depth >= max_depth:
-                raise UnsafeInput(path, f"nested more than {max_depth} levels deep")
-            for key, item in value.items():
-                if not isinstance(key, str):
-                    raise UnsafeInput(path, "has a key that is not a string")
-                if (problem := bad_text(key)) is not None:
-                    raise UnsafeInput(path, f"has a key that {problem}")
-                stack.append((item, _path(path, key), depth + 1))
-        elif isinstance(value, list):
-            if depth >= max_depth:
-                raise UnsafeInput(path, f"nested more than {max_depth} levels deep")
+        if depth > max_depth:
+            raise UnsafeInput(path, f"nested more than {max_depth} levels deep")
+        if isinstance(value, list):
+            nodes += len(value)
             if max_nodes is None and _list_is_plain_numbers(value):
                 continue
-            stack.extend((item, _path(path, i), depth + 1) for i, item in enumerate(value))
-        elif (problem := _scalar_problem(value)) is not None:
-            raise UnsafeInput(path, problem)
+            items: Any = enumerate(value)
+        else:
+            nodes += len(value)
+            items = value.items()
+        if max_nodes is not None and nodes > max_nodes:
+            raise UnsafeInput("", f"has more than {max_nodes} values")
+        for key, item in items:
+            if isinstance(key, str) and (problem := bad_text(key)) is not None:
+                raise UnsafeInput(path, f"has a key that {problem}")
+            if isinstance(item, dict | list):
+                stack.append((item, _path(path, key), depth + 1))
+            elif (problem := _scalar_problem(item)) is not None:
+                raise UnsafeInput(_path(path, key), problem)
