@@ -18,6 +18,7 @@ from audit_app.actors import Actor, as_actor
 from audit_app.services import audit_record
 from contracts_app.document.schema import ROUTE_PATTERN
 from specpact.errors import Conflict, DomainError, FieldError, Forbidden
+from specpact.text import NAME_MAX, REASON_MAX, checked_text
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,7 @@ def token_issue(
     if not _may_manage_tokens_of(who, user):
         raise Forbidden("Only an admin can issue tokens for another user.")
     _check_role(role)
+    name = checked_text(name, field="name", max_length=NAME_MAX)
     have = user_role(user)
     if role_rank(role) > role_rank(have):
         raise _invalid("role", f"a token's role can't exceed its user's: {user.get_username()} is {have}")
@@ -112,6 +114,7 @@ def token_revoke(*, token: ApiToken, actor: Actor | Any, reason: str = "", reque
     who = as_actor(actor)
     if not _may_manage_tokens_of(who, token.user):
         raise Forbidden("Only an admin can revoke another user's token.")
+    reason = checked_text(reason, field="reason", max_length=REASON_MAX)
     with transaction.atomic():
         before = token_summary(token)
         now = timezone.now()

@@ -23,7 +23,7 @@ class AuditEventFilterSet(django_filters.FilterSet):
         help_text="`user:alice`, `token:<prefix>`, `worker:gpu-1` or a username",
     )
     object = django_filters.CharFilter(
-        method="filter_object", max_length=130, help_text="`type:id` (`release:12`) or a type"
+        method="filter_object", max_length=265, help_text="`type:id` (`release:12`) or a type"
     )
     since = django_filters.IsoDateTimeFilter(
         field_name="at", lookup_expr="gte", widget=_WHEN, help_text="ISO 8601 time, inclusive"

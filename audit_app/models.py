@@ -23,7 +23,9 @@ class AuditEvent(models.Model):
     actor_label = models.CharField(max_length=160, db_index=True)
     action = models.CharField(max_length=64, db_index=True)
     object_type = models.CharField(max_length=64)
-    object_id = models.CharField(max_length=64)
+    # Sized for every id derived from an object: "<route slug, 64>:v<version, up to 10
+    # digits>", a username (150), a token prefix; the slug rule stays the format's.
+    object_id = models.CharField(max_length=200)
     route = models.CharField(max_length=64, blank=True, db_index=True)
     before = models.JSONField(null=True, blank=True)
     after = models.JSONField(null=True, blank=True)

@@ -19,7 +19,9 @@ stored exactly; min and max close the ECDF. The histogram has `HIST_BINS` log-sp
 between min and max of the positive values (`zeros` counts exact zeros, which a log axis
 can't show). Values keep 4 significant digits. A metric with no samples is `{"count": 0}`.
 Failed requests (`error` set) count in `errors` and contribute no samples. Inter-chunk
-gaps come from each request's `chunk_offsets_ms` (or `itl_chunk_ms` where given). The
+gaps come from each request's offsets (`chunk_offsets_us`, result schema 2, or
+`chunk_offsets_ms`, schema 1; or `itl_chunk_ms` where given). Requests are read one at a
+time into flat arrays, so a level of 100,000 requests costs 8 bytes a sample. The
 harness reports memory once per run; `aggregate_result` copies it into every level with
 `memory_scope: "run"` (a level's own `memory` wins, scope "level").
 """
@@ -117,13 +119,23 @@ def aggregate_level(
     """Aggregate one level. `level` is the harness's level entry (for its `concurrency` or
     `rate` and its scalars); without it the result has no level and empty scalars.
     `run_memory` (`{"peak_gib", "headroom_gib"}`) stands in for a level without its own."""
-    ok = [r for r in requests if not r.get("error")]
-    metrics: dict[str, Any] = {}
-    for name, key in _PER_REQUEST.items():
-        metrics[name] = sketch(as_samples([r.get(key) for r in ok]))
-    metrics["itl_chunk_ms"] = sketch(as_samples([g for r in ok for g in chunk_gaps(r)]))
-    metrics["tokens_per_chunk"] = sketch(as_samples([n for r in ok for n in (r.get("chunk_tokens") or [])]))
-    out: dict[str, Any] = {"schema": SCHEMA, "requests": len(requests), "errors": len(requests) - len(ok)}
+    scalars: dict[str, list[Any]] = {name: [] for name in _PER_REQUEST}
+    gaps: list[FloatArray] = []
+    chunk_tokens: list[FloatArray] = []
+    failed = 0
+    for r in requests:
+        if r.get("error"):
+            failed += 1
+            continue
+        for name, key in _PER_REQUEST.items():
+            scalars[name].append(r.get(key))
+        gaps.append(chunk_gaps(r))
+        if r.get("chunk_tokens"):
+            chunk_tokens.append(as_samples(r["chunk_tokens"]))
+    metrics: dict[str, Any] = {name: sketch(as_samples(values)) for name, values in scalars.items()}
+    metrics["itl_chunk_ms"] = sketch(as_samples(np.concatenate(gaps) if gaps else None))
+    metrics["tokens_per_chunk"] = sketch(as_samples(np.concatenate(chunk_tokens) if chunk_tokens else None))
+    out: dict[str, Any] = {"schema": SCHEMA, "requests": len(requests), "errors": failed}
     if level is not None:
         out["level_kind"], out["level"] = level_of(level)
     out["metrics"] = metrics

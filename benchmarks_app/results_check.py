@@ -1,7 +1,10 @@
 """Is an uploaded result possible for this run? The harness's own models check each arm's
 numbers (non-negative latencies, chunk sums, aggregates that match their requests, no more
 tokens than max_tokens); here the result is also held against the run's specification:
-the same run and attempt, every (level, arm) once, the levels and limits it was sent."""
+the same run and attempt, every (level, arm) once, the levels and limits it was sent.
+
+The upload is checked one request at a time (`worker.spec.validate_outcome_stream`): a
+result of 100,000 requests is never held as models, only as its parsed JSON."""
 
 from __future__ import annotations
 
@@ -11,59 +14,62 @@ from pydantic import ValidationError
 
 from benchmarks_app.models import Run
 from specpact.errors import DomainError, FieldError, field_errors
-from worker.spec import RunOutcome, RunSpec
+from worker.harness.results import BenchHeader
+from worker.spec import ARMS, CheckedOutcome, RunSpec, validate_outcome_stream
 
 
 def _refuse(errors: list[FieldError]) -> DomainError:
     return DomainError("The result is malformed or impossible; nothing was stored.", errors=errors)
 
 
-def check_outcome(*, run: Run, attempt: int, payload: dict[str, Any]) -> RunOutcome:
+def check_outcome(*, run: Run, attempt: int, payload: dict[str, Any]) -> CheckedOutcome:
     spec = RunSpec.model_validate(run.spec)
     try:
-        outcome = RunOutcome.model_validate(payload, context={"max_tokens": spec.max_tokens})
+        outcome = validate_outcome_stream(payload, context={"max_tokens": spec.max_tokens})
     except ValidationError as exc:
         raise _refuse(field_errors(exc)) from None
     errors: list[FieldError] = []
-    if outcome.run_id != run.pk:
-        errors.append(FieldError("run_id", f"is {outcome.run_id}, this is run {run.pk}"))
-    if outcome.attempt != attempt:
-        errors.append(FieldError("attempt", f"is {outcome.attempt}, the upload says attempt {attempt}"))
+    if outcome.header.run_id != run.pk:
+        errors.append(FieldError("run_id", f"is {outcome.header.run_id}, this is run {run.pk}"))
+    if outcome.header.attempt != attempt:
+        errors.append(
+            FieldError("attempt", f"is {outcome.header.attempt}, the upload says attempt {attempt}")
+        )
     expected_order = sorted(spec.order())
-    got_order = sorted((s.level_index, s.arm) for s in outcome.order)
+    got_order = sorted((s.level_index, s.arm) for s in outcome.header.order)
     if got_order != expected_order:
         errors.append(FieldError("order", "must list every (level_index, arm) of the spec exactly once"))
-    for arm in ("baseline", "candidate"):
-        errors += _check_arm(spec, arm, getattr(outcome, arm).model_dump(mode="json"))
+    for arm in ARMS:
+        errors += _check_arm(spec, arm, outcome.arms[arm])
     if errors:
         raise _refuse(errors)
     return outcome
 
 
-def _check_arm(spec: RunSpec, arm: str, result: dict[str, Any]) -> list[FieldError]:
+def _check_arm(spec: RunSpec, arm: str, result: BenchHeader) -> list[FieldError]:
     errors = []
-    if result["max_tokens"] != spec.max_tokens:
+    if result.max_tokens != spec.max_tokens:
         errors.append(
-            FieldError(f"{arm}.max_tokens", f"is {result['max_tokens']}, the run asked for {spec.max_tokens}")
+            FieldError(f"{arm}.max_tokens", f"is {result.max_tokens}, the run asked for {spec.max_tokens}")
         )
-    levels = result["levels"]
+    levels = result.levels
     if len(levels) != len(spec.load.levels):
         errors.append(
             FieldError(f"{arm}.levels", f"has {len(levels)} levels, the run has {len(spec.load.levels)}")
         )
         return errors
     for i, (got, want) in enumerate(zip(levels, spec.load.levels, strict=True)):
-        if got.get("concurrency") != want.concurrency or got.get("rate") != want.rate:
+        if got.concurrency != want.concurrency or got.rate != want.rate:
             errors.append(
                 FieldError(
                     f"{arm}.levels[{i}]", f"is not the run's level {want.model_dump(exclude_none=True)}"
                 )
             )
-        if got["requests_total"] > spec.load.requests_per_level:
+        if got.requests_total > spec.load.requests_per_level:
             errors.append(
                 FieldError(
                     f"{arm}.levels[{i}].requests_total",
-                    f"{got['requests_total']} requests, the run asked for {spec.load.requests_per_level}",
+                    f"{got.requests_total} requests, the run asked for {spec.load.requests_per_level}",
                 )
             )
     return errors

@@ -55,6 +55,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "specpact.middleware.RequestIdMiddleware",
+    "specpact.api.guard.RequestGuardMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -129,6 +130,12 @@ STORAGES = {
 
 # A contract is a few kB; 1 MiB leaves room and refuses abuse before parsing.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 1024 * 1024)
+# A worker's result upload (PUT /api/v1/runs/{id}/result), after gzip decompression: a
+# 4 levels x 512 requests x 512 tokens run (both arms) weighs 36.6 MiB in result schema 2
+# (13.7 MiB gzipped; benchmarks/result_size.py measures it); the default leaves ~2.2x.
+RUN_RESULT_MAX_BYTES = env_int("RUN_RESULT_MAX_BYTES", 80 * 1024 * 1024)
+# The most rows one page of a list endpoint returns (?limit= is clamped to it).
+API_MAX_PAGE_SIZE = env_int("API_MAX_PAGE_SIZE", 500)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -137,14 +144,14 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PARSER_CLASSES": [
-        "rest_framework.parsers.JSONParser",
+        "specpact.api.parsers.SafeJSONParser",
         "specpact.api.parsers.YAMLParser",
     ],
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",
     ],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "specpact.api.pagination.ClampedLimitOffsetPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "EXCEPTION_HANDLER": "specpact.api.problems.problem_exception_handler",
@@ -198,6 +205,10 @@ RUN_DEFAULT_TIME_LIMIT_S = env_int("RUN_DEFAULT_TIME_LIMIT_S", 3600)
 RUN_MAX_TIME_LIMIT_S = env_int("RUN_MAX_TIME_LIMIT_S", 4 * 3600)
 # The queue of release runs for the in-process engine; unset: `engine.transformers`.
 RUN_RELEASE_QUEUE = env_str("RUN_RELEASE_QUEUE", "") or ""
+# The pool release runs of launched engines (vLLM, SGLang, TGI, llama-server) go to: every
+# GPU worker serves `pool.gpu`; a fleet that keeps release benchmarks on one kind of card
+# names its hardware pool (`pool.gpu-h100`) or an operator pool its workers join (--queue).
+RUN_MANAGED_QUEUE = env_str("RUN_MANAGED_QUEUE", "pool.gpu") or "pool.gpu"
 # The outbox relay: how often beat runs it, and the longest wait between tries to
 # publish one message.
 OUTBOX_RELAY_INTERVAL_S = env_int("OUTBOX_RELAY_INTERVAL_S", 5)

@@ -25,3 +25,9 @@ urlpatterns = [
     path("", include("contracts_app.urls")),
     path("", include("dashboard_app.urls")),
 ]
+
+# Problem+json under /api/, the site's error pages elsewhere (specpact/error_views.py).
+handler400 = "specpact.error_views.bad_request"
+handler403 = "specpact.error_views.permission_denied"
+handler404 = "specpact.error_views.page_not_found"
+handler500 = "specpact.error_views.server_error"

@@ -5,7 +5,9 @@
         [--api completions|chat] --out result.json
 
 A live progress line goes to stderr, a summary table to stdout, the full result (one
-entry per level under ``levels``, per-request records under ``requests``) to ``--out``.
+entry per level under ``levels``, per-request records under ``requests``, result schema 2:
+chunk offsets in whole microseconds) to ``--out`` as compact JSON (an indented file of a
+large run is several times the size; `python -m json.tool` indents it).
 Exit codes: 0 done, 1 every request failed, 2 invalid input.
 """
 
@@ -137,7 +139,9 @@ def bench_command(args: argparse.Namespace) -> int:
 
     result = run_benchmark(plan, progress=progress)
     sys.stderr.write("\n")
-    args.out.write_text(json.dumps(result.model_dump(mode="json"), indent=1) + "\n", encoding="utf-8")
+    args.out.write_text(
+        json.dumps(result.model_dump(mode="json"), separators=(",", ":")) + "\n", encoding="utf-8"
+    )
     print(summary_table(result))
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)

@@ -23,16 +23,33 @@ Interleaving (`interleave`):
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic_core import InitErrorDetails
 
 from worker.harness.plan import Engine
-from worker.harness.results import SLO, BenchResult, Sampling
+from worker.harness.results import MAX_TOKENS, SLO, BenchHeader, BenchResult, Sampling
+from worker.harness.validate import validate_result_stream
 
 SPEC_VERSION = 1
 SUPPORTED_SPEC_VERSIONS: tuple[int, ...] = (1,)
+
+# Bounds (one place): ids are bigint, attempts and counters int columns on the control
+# plane; a run of at most MAX_LEVELS x MAX_REQUESTS_PER_LEVEL x 2 requests keeps every
+# derived count (progress totals, result sizes) far inside them. Adding a field or raising
+# a bound a version-1 reader refuses is not a misreading: no version bump.
+INT64_MAX = 2**63 - 1
+INT32_MAX = 2**31 - 1
+MAX_ATTEMPTS = INT32_MAX
+MAX_LEVELS = 32
+MAX_REQUESTS_PER_LEVEL = 100_000
+MAX_WARMUP_REQUESTS = 1000
+MAX_CONCURRENCY = 100_000
+MAX_RATE = 1e6
+MAX_TIME_LIMIT_S = 7 * 24 * 3600
 RUN_TASK_NAME = "specpact.worker.run_benchmark"
 
 ArmName = Literal["baseline", "candidate"]
@@ -47,9 +64,9 @@ class Arm(_Model):
     """One side of the comparison: a contract version and the engine configuration
     rendered from it."""
 
-    contract_version: int = Field(ge=1, description="the route's version number")
-    digest: str = Field(description="sha256 of the contract version's canonical JSON")
-    speculation_method: str
+    contract_version: int = Field(ge=1, le=INT32_MAX, description="the route's version number")
+    digest: str = Field(max_length=100, description="sha256 of the contract version's canonical JSON")
+    speculation_method: str = Field(max_length=64)
     engine: Engine = Field(description="how the harness runs this arm (worker.harness.plan)")
     rendered: dict[str, Any] = Field(
         default_factory=dict,
@@ -63,16 +80,18 @@ class Arms(_Model):
 
 
 class Workload(_Model):
-    lane: str = Field(description="the workload lane measured (chat, extraction, …)")
-    dataset: str = Field(description="builtin:<lane> for the prompt sets shipped with the worker, or a path")
-    dataset_version: str | None = None
+    lane: str = Field(max_length=64, description="the workload lane measured (chat, extraction, …)")
+    dataset: str = Field(
+        max_length=500, description="builtin:<lane> for the prompt sets shipped with the worker, or a path"
+    )
+    dataset_version: str | None = Field(default=None, max_length=100)
 
 
 class LoadLevel(_Model):
     """Exactly one of: closed-loop concurrency, or open-loop request rate (req/s)."""
 
-    concurrency: int | None = Field(default=None, ge=1)
-    rate: float | None = Field(default=None, gt=0)
+    concurrency: int | None = Field(default=None, ge=1, le=MAX_CONCURRENCY)
+    rate: float | None = Field(default=None, gt=0, le=MAX_RATE)
 
     @model_validator(mode="after")
     def _one_kind(self) -> LoadLevel:
@@ -82,18 +101,22 @@ class LoadLevel(_Model):
 
 
 class Load(_Model):
-    levels: list[LoadLevel] = Field(min_length=1)
-    requests_per_level: int = Field(ge=1)
-    warmup_requests: int = Field(default=1, ge=0, description="per arm and level, not measured")
+    levels: list[LoadLevel] = Field(min_length=1, max_length=MAX_LEVELS)
+    requests_per_level: int = Field(ge=1, le=MAX_REQUESTS_PER_LEVEL)
+    warmup_requests: int = Field(
+        default=1, ge=0, le=MAX_WARMUP_REQUESTS, description="per arm and level, not measured"
+    )
 
 
 class Limits(_Model):
     """Celery enforces these on the worker; the control plane's sweep marks a run
     timed_out when the hard limit plus a grace period has passed without an answer."""
 
-    soft_time_limit_s: int = Field(ge=1, description="the task is told to stop and report timed_out")
-    time_limit_s: int = Field(ge=1, description="the task's process is killed")
-    request_timeout_s: float = Field(default=600, gt=0)
+    soft_time_limit_s: int = Field(
+        ge=1, le=MAX_TIME_LIMIT_S, description="the task is told to stop and report timed_out"
+    )
+    time_limit_s: int = Field(ge=1, le=MAX_TIME_LIMIT_S, description="the task's process is killed")
+    request_timeout_s: float = Field(default=600, gt=0, le=MAX_TIME_LIMIT_S)
 
     @model_validator(mode="after")
     def _soft_first(self) -> Limits:
@@ -108,17 +131,19 @@ class RunSpec(_Model):
     model_config = ConfigDict(extra="forbid", frozen=True, title="SpecPact run specification v1")
 
     spec_version: Literal[1] = 1
-    run_id: int = Field(ge=1)
-    attempt: int = Field(ge=1, description="grows when a lost run is requeued; results are keyed by it")
-    route: str
-    release_id: int | None = None
+    run_id: int = Field(ge=1, le=INT64_MAX)
+    attempt: int = Field(
+        ge=1, le=MAX_ATTEMPTS, description="grows when a lost run is requeued; results are keyed by it"
+    )
+    route: str = Field(max_length=64)
+    release_id: int | None = Field(default=None, ge=1, le=INT64_MAX)
     arms: Arms
     interleave: Interleave
     workload: Workload
     load: Load
-    max_tokens: int = Field(ge=1)
+    max_tokens: int = Field(ge=1, le=MAX_TOKENS)
     sampling: Sampling | None = Field(default=None, description="null: the lane's own sampling settings")
-    seed: int
+    seed: int = Field(ge=0, le=INT64_MAX)
     limits: Limits
     slo: SLO | None = None
     memory_headroom_min_gib: float | None = Field(default=None, ge=0)
@@ -151,23 +176,70 @@ class RunSpec(_Model):
 class Segment(_Model):
     """One (level, arm) piece of the run, in the order it ran."""
 
-    level_index: int = Field(ge=0)
+    level_index: int = Field(ge=0, lt=MAX_LEVELS)
     arm: ArmName
     started_at: datetime
     finished_at: datetime
 
 
-class RunOutcome(_Model):
-    """What a worker uploads to `PUT /api/v1/runs/{id}/result`: one harness result per
-    arm, its levels in the spec's level order, and the order the pieces ran in."""
+ARMS: tuple[ArmName, ArmName] = ("baseline", "candidate")
+
+
+class RunOutcomeHeader(_Model):
+    """The upload's envelope: everything but the two arms' results."""
 
     spec_version: Literal[1] = 1
-    run_id: int = Field(ge=1)
-    attempt: int = Field(ge=1)
-    agent_version: str
-    order: list[Segment] = Field(min_length=2)
+    run_id: int = Field(ge=1, le=INT64_MAX)
+    attempt: int = Field(ge=1, le=MAX_ATTEMPTS)
+    agent_version: str = Field(max_length=32)
+    order: list[Segment] = Field(min_length=2, max_length=2 * MAX_LEVELS)
+
+
+class RunOutcome(RunOutcomeHeader):
+    """What a worker uploads to `PUT /api/v1/runs/{id}/result`: one harness result per
+    arm (result schema 2; schema 1 is still accepted), its levels in the spec's level
+    order, and the order the pieces ran in."""
+
     baseline: BenchResult
     candidate: BenchResult
+
+
+@dataclass(frozen=True)
+class CheckedOutcome:
+    """An upload that passed `validate_outcome_stream`: its envelope and each arm's header."""
+
+    header: RunOutcomeHeader
+    arms: dict[str, BenchHeader]
+
+
+def validate_outcome_stream(payload: Any, *, context: dict[str, Any] | None = None) -> CheckedOutcome:
+    """`RunOutcome.model_validate`'s rules, one request at a time (worker.harness.validate);
+    a ValidationError with every problem's path otherwise."""
+    errors: list[InitErrorDetails] = []
+    header: RunOutcomeHeader | None = None
+    arms: dict[str, BenchHeader] = {}
+    if not isinstance(payload, dict):
+        RunOutcome.model_validate(payload)  # raises: not an object
+    envelope = {k: v for k, v in payload.items() if k not in ARMS}
+    try:
+        header = RunOutcomeHeader.model_validate(envelope, context=context)
+    except ValidationError as exc:
+        errors += [{**e, "loc": tuple(e["loc"])} for e in exc.errors()]  # type: ignore[typeddict-unknown-key]
+    for arm in ARMS:
+        if arm not in payload:
+            errors.append({"type": "missing", "loc": (arm,), "input": envelope})
+            continue
+        try:
+            arms[arm] = validate_result_stream(payload[arm], context=context, prefix=(arm,))
+        except ValidationError as exc:
+            errors += exc.errors()  # type: ignore[arg-type]
+    if errors:
+        raise ValidationError.from_exception_data(
+            "RunOutcome",
+            [{k: v for k, v in e.items() if k in ("type", "loc", "input", "ctx")} for e in errors],  # type: ignore[misc]
+        )
+    assert header is not None
+    return CheckedOutcome(header, arms)
 
 
 class _Envelope(BaseModel):
@@ -176,8 +248,8 @@ class _Envelope(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     spec_version: int
-    run_id: Annotated[int, Field(ge=1)]
-    attempt: Annotated[int, Field(ge=1)]
+    run_id: Annotated[int, Field(ge=1, le=INT64_MAX)]
+    attempt: Annotated[int, Field(ge=1, le=MAX_ATTEMPTS)]
 
 
 class SpecRefused(Exception):

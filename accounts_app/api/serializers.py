@@ -6,6 +6,7 @@ from rest_framework import serializers
 
 from accounts_app.models import ApiToken
 from accounts_app.roles import Role
+from specpact.text import NAME_MAX, REASON_MAX
 
 
 class TokenSerializer(serializers.ModelSerializer[ApiToken]):
@@ -33,7 +34,7 @@ class TokenSerializer(serializers.ModelSerializer[ApiToken]):
 class TokenIssueSerializer(serializers.Serializer[Any]):
     role = serializers.ChoiceField(choices=Role.choices)
     routes = serializers.ListField(child=serializers.SlugField(max_length=64), required=False, default=list)
-    name = serializers.CharField(required=False, allow_blank=True, default="", max_length=100)
+    name = serializers.CharField(required=False, allow_blank=True, default="", max_length=NAME_MAX)
     expires_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
     user = serializers.CharField(
         required=False, default="", allow_blank=True, help_text="username (admins only); default: yourself"
@@ -41,4 +42,4 @@ class TokenIssueSerializer(serializers.Serializer[Any]):
 
 
 class TokenRevokeSerializer(serializers.Serializer[Any]):
-    reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=2000)
+    reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=REASON_MAX)

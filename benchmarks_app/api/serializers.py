@@ -8,7 +8,17 @@ from rest_framework import serializers
 from benchmarks_app.choices import EngineKind, FailureKind
 from benchmarks_app.models import Run, Worker
 from specpact.errors import field_errors
-from worker.harness.results import HardwareFacts
+from specpact.text import FAILURE_REASON_MAX, REASON_MAX
+from worker.harness.results import MAX_TOKENS, HardwareFacts
+from worker.spec import (
+    INT32_MAX,
+    INT64_MAX,
+    MAX_CONCURRENCY,
+    MAX_LEVELS,
+    MAX_REQUESTS_PER_LEVEL,
+    MAX_TIME_LIMIT_S,
+    MAX_WARMUP_REQUESTS,
+)
 
 _QUEUE_NAME = r"^[A-Za-z0-9._:-]{1,100}$"
 
@@ -17,7 +27,9 @@ class RegisterIn(serializers.Serializer):
     name = serializers.CharField(max_length=100)
     host = serializers.CharField(max_length=255)
     agent_version = serializers.CharField(max_length=32)
-    spec_versions = serializers.ListField(child=serializers.IntegerField(min_value=1), min_length=1)
+    spec_versions = serializers.ListField(
+        child=serializers.IntegerField(min_value=1, max_value=INT32_MAX), min_length=1, max_length=100
+    )
     hardware = serializers.DictField(help_text="worker.harness.results.HardwareFacts")
     engines = serializers.DictField(
         child=serializers.CharField(allow_null=True, max_length=100), required=False, default=dict
@@ -46,8 +58,8 @@ class RegisterIn(serializers.Serializer):
 
 
 class CurrentRunIn(serializers.Serializer):
-    id = serializers.IntegerField(min_value=1)
-    attempt = serializers.IntegerField(min_value=1)
+    id = serializers.IntegerField(min_value=1, max_value=INT64_MAX)
+    attempt = serializers.IntegerField(min_value=1, max_value=INT32_MAX)
 
 
 class HeartbeatIn(serializers.Serializer):
@@ -55,28 +67,29 @@ class HeartbeatIn(serializers.Serializer):
 
 
 class AttemptIn(serializers.Serializer):
-    attempt = serializers.IntegerField(min_value=1)
+    attempt = serializers.IntegerField(min_value=1, max_value=INT32_MAX)
 
 
 class ProgressIn(AttemptIn):
-    done = serializers.IntegerField(min_value=0)
-    total = serializers.IntegerField(min_value=1)
+    # The run's progress columns are 32-bit.
+    done = serializers.IntegerField(min_value=0, max_value=INT32_MAX)
+    total = serializers.IntegerField(min_value=1, max_value=INT32_MAX)
 
 
 class FailIn(AttemptIn):
     kind = serializers.ChoiceField(choices=FailureKind.choices)
-    reason = serializers.CharField(max_length=4000)
+    reason = serializers.CharField(max_length=FAILURE_REASON_MAX)
 
 
 class ResultIn(serializers.Serializer):
     """Only the key is read here; the whole body is the worker.spec.RunOutcome, checked by
     the service against the run's specification."""
 
-    attempt = serializers.IntegerField(min_value=1)
+    attempt = serializers.IntegerField(min_value=1, max_value=INT32_MAX)
 
 
 class ReasonIn(serializers.Serializer):
-    reason = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="")
+    reason = serializers.CharField(max_length=REASON_MAX, required=False, allow_blank=True, default="")
 
 
 class EndpointIn(serializers.Serializer):
@@ -94,24 +107,29 @@ class EndpointsIn(serializers.Serializer):
 class RunCreateIn(serializers.Serializer):
     route = serializers.SlugField(max_length=64)
     baseline_version = serializers.IntegerField(
-        min_value=1, required=False, help_text="default: the active version"
+        min_value=1, max_value=INT32_MAX, required=False, help_text="default: the active version"
     )
-    candidate_version = serializers.IntegerField(min_value=1)
+    candidate_version = serializers.IntegerField(min_value=1, max_value=INT32_MAX)
     lane = serializers.CharField(max_length=64, required=False)
     engine = serializers.ChoiceField(choices=EngineKind.choices, required=False)
     endpoints = EndpointsIn(required=False)
     worker = serializers.IntegerField(
-        min_value=1, required=False, help_text="send to this worker's own queue"
+        min_value=1, max_value=INT64_MAX, required=False, help_text="send to this worker's own queue"
     )
     pool = serializers.RegexField(_QUEUE_NAME, required=False, help_text="e.g. gpu-h100 or pool.cpu")
     concurrency = serializers.ListField(
-        child=serializers.IntegerField(min_value=1), min_length=1, required=False
+        child=serializers.IntegerField(min_value=1, max_value=MAX_CONCURRENCY),
+        min_length=1,
+        max_length=MAX_LEVELS,
+        required=False,
     )
-    requests_per_level = serializers.IntegerField(min_value=1, max_value=100_000, required=False)
-    max_tokens = serializers.IntegerField(min_value=1, max_value=1_000_000, required=False)
-    warmup_requests = serializers.IntegerField(min_value=0, max_value=1000, required=False)
-    seed = serializers.IntegerField(required=False)
-    time_limit_s = serializers.IntegerField(min_value=60, required=False)
+    requests_per_level = serializers.IntegerField(
+        min_value=1, max_value=MAX_REQUESTS_PER_LEVEL, required=False
+    )
+    max_tokens = serializers.IntegerField(min_value=1, max_value=MAX_TOKENS, required=False)
+    warmup_requests = serializers.IntegerField(min_value=0, max_value=MAX_WARMUP_REQUESTS, required=False)
+    seed = serializers.IntegerField(min_value=0, max_value=INT64_MAX, required=False)
+    time_limit_s = serializers.IntegerField(min_value=60, max_value=MAX_TIME_LIMIT_S, required=False)
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if "worker" in attrs and "pool" in attrs:

@@ -1,11 +1,13 @@
 """From the harness's result JSON (plain dicts) to the gate's inputs.
 
 Expected shape, per arm and lane (`worker.harness.results.BenchResult` dumped as JSON, the
-`specpact-worker bench --out` file):
+`specpact-worker bench --out` file), of result schema 2 or 1:
     {"levels": [{"concurrency": 4 (or "rate": 2.0),
                  "output_tokens_per_s": …, "requests_per_s": …,
                  "requests": [{"prompt_id", "ttft_ms", "tpot_ms", "e2e_ms",
-                               "chunk_offsets_ms": [...] (or "itl_chunk_ms": [gaps]),
+                               "chunk_offsets_us": [...] (schema 2: whole microseconds)
+                               or "chunk_offsets_ms": [...] (schema 1)
+                               or "itl_chunk_ms": [gaps],
                                "chunk_tokens": [...] | null, "output_tokens",
                                "error": null | str, "output_token_ids": [...] | null}]}],
      "memory": {"peak_gib"}, "headroom_gib"}     (run-wide; a level may carry its own "memory")
@@ -15,13 +17,13 @@ A request whose `error` is set counts as a failure; its timings are ignored.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from itertools import pairwise
 from typing import Any
 
 import numpy as np
 
 from benchmarks_app.gate.inputs import (
     ArmLevel,
+    FloatArray,
     GateInput,
     GateInputError,
     LevelKind,
@@ -46,13 +48,27 @@ def _ok(requests: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     return [r for r in requests if not r.get("error")]
 
 
-def chunk_gaps(request: Mapping[str, Any]) -> list[float]:
-    """A request's inter-chunk gaps (ms): given as `itl_chunk_ms`, or from `chunk_offsets_ms`."""
+def chunk_offsets_ms(request: Mapping[str, Any]) -> FloatArray:
+    """A request's chunk arrival offsets in ms, from either result schema."""
+    offsets_us = request.get("chunk_offsets_us")
+    if offsets_us is not None:
+        return np.asarray(offsets_us, dtype=np.float64) / 1000.0
+    return np.asarray(request.get("chunk_offsets_ms") or [], dtype=np.float64)
+
+
+def chunk_gaps(request: Mapping[str, Any]) -> FloatArray:
+    """A request's inter-chunk gaps (ms): given as `itl_chunk_ms`, or from its offsets."""
     gaps = request.get("itl_chunk_ms")
     if gaps is not None:
-        return list(gaps)
-    offsets = request.get("chunk_offsets_ms") or []
-    return [b - a for a, b in pairwise(offsets)]
+        return np.asarray(gaps, dtype=np.float64)
+    return np.diff(chunk_offsets_ms(request))
+
+
+def pooled_gaps(requests: Iterable[Mapping[str, Any]]) -> FloatArray:
+    """Every inter-chunk gap of `requests` in one array (one small array per request on
+    the way, never a list of Python floats)."""
+    parts = [chunk_gaps(r) for r in requests]
+    return np.concatenate(parts) if parts else np.empty(0)
 
 
 def _scalar(level: Mapping[str, Any], key: str) -> float | None:
@@ -93,7 +109,7 @@ def arm_levels_from_harness(result: Mapping[str, Any], *, lane: str) -> list[Arm
                     "ttft": as_samples([r.get("ttft_ms") for r in ok]),
                     "tpot": as_samples([r.get("tpot_ms") for r in ok]),
                     "e2e": as_samples([r.get("e2e_ms") for r in ok]),
-                    "itl_chunk": as_samples([g for r in ok for g in chunk_gaps(r)]),
+                    "itl_chunk": as_samples(pooled_gaps(ok)),
                 },
                 output_tokens=tokens,
                 e2e_ms=e2e,

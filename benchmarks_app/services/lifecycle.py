@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterator
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -130,9 +131,37 @@ def run_fail(*, run_id: int, worker: Worker, attempt: int, kind: str, reason: st
     return run
 
 
+def _holds_lists_of_containers(value: dict[str, Any]) -> bool:
+    return any(isinstance(v, list) and any(isinstance(x, dict | list) for x in v) for v in value.values())
+
+
+def _canonical_parts(value: Any) -> Iterator[str]:
+    """`json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)` in
+    pieces: the result and its levels are walked, each request (and anything else without
+    a list of containers inside) is encoded whole, so a result of any size is hashed
+    without its whole text in memory."""
+    if isinstance(value, dict) and _holds_lists_of_containers(value):
+        yield "{"
+        for n, key in enumerate(sorted(value)):
+            yield ("," if n else "") + json.dumps(key, ensure_ascii=False) + ":"
+            yield from _canonical_parts(value[key])
+        yield "}"
+    elif isinstance(value, list) and any(isinstance(v, dict | list) for v in value):
+        yield "["
+        for n, item in enumerate(value):
+            if n:
+                yield ","
+            yield from _canonical_parts(item)
+        yield "]"
+    else:
+        yield json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def _digest(payload: dict[str, Any]) -> str:
-    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode()).hexdigest()
+    hasher = hashlib.sha256()
+    for part in _canonical_parts(payload):
+        hasher.update(part.encode())
+    return hasher.hexdigest()
 
 
 @transaction.atomic

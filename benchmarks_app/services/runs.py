@@ -17,11 +17,12 @@ from benchmarks_app.signals import announce_run_finished
 from benchmarks_app.spec_build import build_spec, default_engine_kind, workloads_of
 from contracts_app.models import ContractVersion, Route
 from specpact.errors import Conflict, DomainError, FieldError
+from specpact.text import REASON_MAX, checked_text
 
 
 def _queue_for(*, engine_kind: str, worker: Worker | None, pool: str | None) -> str:
     """A chosen worker's own queue, a named pool, or the pool every fitting worker serves:
-    `pool.gpu` for engines the worker launches (vLLM and the like need a GPU),
+    RUN_MANAGED_QUEUE (`pool.gpu`) for engines the worker launches (vLLM and the like need a GPU),
     `engine.transformers` for the in-process engine (workers with torch and transformers),
     `pool.any` for given endpoints."""
     if worker is not None:
@@ -31,9 +32,10 @@ def _queue_for(*, engine_kind: str, worker: Worker | None, pool: str | None) -> 
     configured = settings.RUN_RELEASE_QUEUE if engine_kind != EngineKind.MANAGED else ""
     if configured:
         return str(configured)
-    return {EngineKind.MANAGED: "pool.gpu", EngineKind.TRANSFORMERS: "engine.transformers"}.get(
-        EngineKind(engine_kind), "pool.any"
-    )
+    return {
+        EngineKind.MANAGED: settings.RUN_MANAGED_QUEUE,
+        EngineKind.TRANSFORMERS: "engine.transformers",
+    }.get(EngineKind(engine_kind), "pool.any")
 
 
 def _create_one(
@@ -199,6 +201,7 @@ def release_runs_create(*, release: Any, actor: Any) -> list[Run]:
 def run_cancel(*, run: Run, actor: Any, reason: str, request_id: str = "") -> Run:
     """Queued: it never starts (the relay discards its message, the worker's claim is
     refused). Running: the worker stops at its next progress report; its result is refused."""
+    reason = checked_text(reason, field="reason", max_length=REASON_MAX)
     locked = Run.objects.select_for_update().get(pk=run.pk)
     if locked.state not in ACTIVE_STATES:
         raise Conflict(f"run {locked.pk} is already {locked.state}", code="run_finished")

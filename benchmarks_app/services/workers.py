@@ -17,6 +17,7 @@ from benchmarks_app.models import BootstrapToken, Worker, WorkerCredential
 from benchmarks_app.models.workers import assigned_pools, is_reserved_queue
 from benchmarks_app.tokens import BOOTSTRAP_PREFIX, WORKER_PREFIX, new_token, token_hash, token_hint
 from specpact.errors import Conflict, DomainError, FieldError
+from specpact.text import NOTE_MAX, REASON_MAX, checked_text
 
 # Words in an NVML device name that say nothing about the class of the GPU.
 _GPU_NOISE = re.compile(r"^(nvidia|geforce|tesla|quadro|pcie|sxm\d*|nvl|hbm\d*e?|\d+gb)$")
@@ -40,6 +41,7 @@ def bootstrap_token_create(
 ) -> tuple[BootstrapToken, str]:
     """Returns the row and the token itself, which is shown once and stored hashed."""
     ensure_fleet_wide(actor, "issue bootstrap tokens")
+    note = checked_text(note, field="note", max_length=NOTE_MAX)
     token = new_token(BOOTSTRAP_PREFIX)
     user = actor.user if isinstance(actor, Actor) else actor
     row = BootstrapToken.objects.create(
@@ -196,6 +198,7 @@ def worker_heartbeat(*, worker: Worker, current_run: dict[str, int] | None) -> W
 def worker_revoke(*, worker: Worker, actor: Any, reason: str, request_id: str = "") -> Worker:
     """Its token stops working at once; a run it holds is lost and handled by the sweep."""
     ensure_fleet_wide(actor, "revoke workers")
+    reason = checked_text(reason, field="reason", max_length=REASON_MAX)
     locked = Worker.objects.select_for_update().get(pk=worker.pk)
     if locked.revoked_at is not None:
         raise Conflict(f"worker {locked.pk} is already revoked", code="already_revoked")

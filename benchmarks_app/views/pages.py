@@ -40,9 +40,7 @@ def worker_revoke_page(request: HttpRequest, worker_id: int) -> HttpResponse:
         return HttpResponseRedirect(reverse("workers"))
     try:
         worker = worker_get(worker_id)
-        worker_revoke(
-            worker=worker, actor=actor_from_request(request), reason=request.POST.get("reason", "").strip()
-        )
+        worker_revoke(worker=worker, actor=actor_from_request(request), reason=request.POST.get("reason", ""))
         messages.success(request, f"Worker {worker.name} (#{worker.pk}) revoked: its token no longer works.")
     except DomainError as exc:
         messages.error(request, exc.detail)
@@ -81,9 +79,7 @@ def run_cancel_page(request: HttpRequest, run_id: int) -> HttpResponse:
         messages.error(request, "Cancelling a run needs the operator role.")
     else:
         try:
-            run_cancel(
-                run=run, actor=actor_from_request(request), reason=request.POST.get("reason", "").strip()
-            )
+            run_cancel(run=run, actor=actor_from_request(request), reason=request.POST.get("reason", ""))
             messages.success(request, f"Run {run.pk} cancelled.")
         except DomainError as exc:
             messages.error(request, exc.detail)

@@ -5,6 +5,7 @@ from typing import Any
 from rest_framework import serializers
 
 from contracts_app.models import ContractVersion, Route
+from specpact.text import DESCRIPTION_MAX
 
 
 class RouteSerializer(serializers.ModelSerializer[Route]):
@@ -36,7 +37,9 @@ class RouteSerializer(serializers.ModelSerializer[Route]):
 
 class RouteCreateSerializer(serializers.Serializer[Any]):
     slug = serializers.CharField(max_length=64)
-    description = serializers.CharField(required=False, allow_blank=True, default="")
+    description = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=DESCRIPTION_MAX
+    )
 
 
 class VersionSummarySerializer(serializers.ModelSerializer[ContractVersion]):
@@ -57,11 +60,11 @@ class VersionDetailSerializer(VersionSummarySerializer):
 
 class DiffQuerySerializer(serializers.Serializer[Any]):
     # `from` is a Python keyword: the field is declared under another name below.
-    to = serializers.IntegerField(min_value=1)
+    to = serializers.IntegerField(min_value=1, max_value=2**31 - 1)
 
     def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
         fields = super().get_fields()
-        fields["from"] = serializers.IntegerField(min_value=1)
+        fields["from"] = serializers.IntegerField(min_value=1, max_value=2**31 - 1)
         return fields
 
 

@@ -1,6 +1,8 @@
 """Reading a contract document from a request body ourselves, not through DRF's parsers:
-the stored version keeps its source format, and every failure (too large, not UTF-8,
-malformed) becomes a 400 problem with a path rather than a generic parse error."""
+the stored version keeps its source format, and every failure (not UTF-8, malformed,
+nested too deep, a NUL or a lone surrogate in a string, a number JSON or the database
+can't hold) becomes a 400 problem with a path rather than a generic parse error; a
+document over its size limit is a 413 naming the limit."""
 
 from __future__ import annotations
 
@@ -9,8 +11,11 @@ from typing import Any, Literal
 from django.core.exceptions import RequestDataTooBig
 from rest_framework.request import Request
 
-from contracts_app.document import MAX_DOCUMENT_BYTES, ContractError, parse_document
-from specpact.errors import DomainError, FieldError
+from contracts_app.document import MAX_DOCUMENT_BYTES, parse_document
+from specpact.api.parsers import unsafe_problem
+from specpact.api.problems import too_large_problem
+from specpact.api.safety import YAML_MAX_NODES, UnsafeInput, check_depth, check_parsed
+from specpact.errors import DomainError
 
 YAML_TYPES = {"application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"}
 JSON_TYPES = {"application/json"}
@@ -39,11 +44,15 @@ def read_document(request: Request) -> tuple[dict[str, Any], str]:
         raise _too_large(declared) from None
     if len(raw) > MAX_DOCUMENT_BYTES:
         raise _too_large(len(raw))
-    return parse_document(raw, fmt), fmt
+    try:
+        if fmt == "json":
+            check_depth(raw)
+        document = parse_document(raw, fmt)
+        check_parsed(document, max_nodes=YAML_MAX_NODES)
+    except UnsafeInput as exc:
+        raise unsafe_problem(exc) from None
+    return document, fmt
 
 
-def _too_large(size: int) -> ContractError:
-    return ContractError(
-        f"The document is {size} bytes; the limit is {MAX_DOCUMENT_BYTES} bytes.",
-        errors=[FieldError("", f"document larger than {MAX_DOCUMENT_BYTES} bytes")],
-    )
+def _too_large(size: int) -> DomainError:
+    return too_large_problem(MAX_DOCUMENT_BYTES, "MAX_DOCUMENT_BYTES", what=f"The document ({size} bytes)")

@@ -20,6 +20,16 @@ ROUTE_PATTERN = r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$"
 ROUTE_HELP = "a route slug is 1-64 lowercase letters, digits and inner hyphens"
 DIGEST_PATTERN = r"^sha256:[0-9a-f]{64}$"
 
+# Numeric bounds: what an engine, the harness and the control plane's columns can hold.
+# A measurement within them always makes a run specification the worker accepts
+# (worker/spec.py: at most 32 load levels, 100,000 requests a level, 1,000,000 tokens).
+MAX_LEVELS_PER_KIND = 16
+MAX_REQUESTS_PER_LEVEL = 100_000
+MAX_TOKENS = 1_000_000
+MAX_COUNT = 1_000_000  # batch sizes, concurrencies, layers, tree widths
+MAX_RATIO = 1000.0
+MAX_LIST = 64  # assets, lanes, schedule steps, gate rules
+
 LaneName = Annotated[
     str,
     StringConstraints(pattern=LANE_PATTERN),
@@ -48,17 +58,23 @@ class Target(_Model):
 
 
 class TokenStep(_Model):
-    up_to_batch_size: int = Field(ge=1, description="Applies to batches up to this size (inclusive).")
+    up_to_batch_size: int = Field(
+        ge=1, le=MAX_COUNT, description="Applies to batches up to this size (inclusive)."
+    )
     num_speculative_tokens: int = Field(ge=0, le=128, description="Tokens proposed at these batch sizes.")
 
 
 class SpeculationParams(_Model):
     prompt_lookup_min: int | None = Field(
-        default=None, ge=1, description="n-gram: shortest prompt n-gram matched (vLLM prompt_lookup_min)."
+        default=None,
+        ge=1,
+        le=MAX_COUNT,
+        description="n-gram: shortest prompt n-gram matched (vLLM prompt_lookup_min).",
     )
     prompt_lookup_max: int | None = Field(
         default=None,
         ge=1,
+        le=MAX_COUNT,
         description="n-gram: longest prompt n-gram matched (vLLM prompt_lookup_max, Transformers "
         "max_matching_ngram_size, SGLang max match window, llama.cpp --spec-ngram-size-n).",
     )
@@ -73,20 +89,26 @@ class SpeculationParams(_Model):
     early_exit_layer: int | None = Field(
         default=None,
         ge=1,
+        le=MAX_COUNT,
         description="early_exit: the layer whose output drafts (Transformers assistant_early_exit).",
     )
     token_schedule: list[TokenStep] | None = Field(
         default=None,
         min_length=1,
+        max_length=MAX_LIST,
         description="vLLM only: speculative tokens by batch size, smallest batches first "
         "(num_speculative_tokens_per_batch_size); fewer tokens as the batch grows.",
     )
     eagle_topk: int | None = Field(
-        default=None, ge=1, description="SGLang EAGLE tree branching factor (--speculative-eagle-topk)."
+        default=None,
+        ge=1,
+        le=MAX_COUNT,
+        description="SGLang EAGLE tree branching factor (--speculative-eagle-topk).",
     )
     num_draft_tokens: int | None = Field(
         default=None,
         ge=1,
+        le=MAX_COUNT,
         description="SGLang EAGLE tree verification width (--speculative-num-draft-tokens).",
     )
 
@@ -104,7 +126,9 @@ class Asset(_Model):
     name: NonEmpty = Field(description="Repository id or path of the checkpoint.")
     revision: NonEmpty | None = Field(default=None, description="Commit or tag of the checkpoint.")
     digest: Digest | None = Field(default=None, description="sha256 of the checkpoint, if pinned.")
-    size_bytes: int | None = Field(default=None, ge=0, description="Size on disk, for memory planning.")
+    size_bytes: int | None = Field(
+        default=None, ge=0, le=2**63 - 1, description="Size on disk, for memory planning."
+    )
     tokenizer: TokenizerRef | None = Field(
         default=None, description="The checkpoint's own tokenizer (required for a draft, to check the match)."
     )
@@ -120,9 +144,12 @@ class Decoding(_Model):
 
 
 class Batching(_Model):
-    max_batch_size: int = Field(ge=1, description="Largest batch the engine may run.")
+    max_batch_size: int = Field(ge=1, le=MAX_COUNT, description="Largest batch the engine may run.")
     speculation_off_above_batch_size: int | None = Field(
-        default=None, ge=1, description="Speculation is switched off when the batch is larger than this."
+        default=None,
+        ge=1,
+        le=MAX_COUNT,
+        description="Speculation is switched off when the batch is larger than this.",
     )
 
 
@@ -130,38 +157,54 @@ class Compatibility(_Model):
     tokenizer: TokenizerRef = Field(description="The target's tokenizer; drafts must match it.")
     decoding: Decoding
     batching: Batching
-    max_concurrency: int = Field(ge=1, description="Most concurrent requests the route is approved for.")
+    max_concurrency: int = Field(
+        ge=1, le=MAX_COUNT, description="Most concurrent requests the route is approved for."
+    )
 
 
 class Lanes(_Model):
-    allowed: list[LaneName] = Field(description="Lanes the method is approved for.")
-    excluded: list[LaneName] = Field(default_factory=list, description="Lanes explicitly excluded.")
+    allowed: list[LaneName] = Field(max_length=MAX_LIST, description="Lanes the method is approved for.")
+    excluded: list[LaneName] = Field(
+        default_factory=list, max_length=MAX_LIST, description="Lanes explicitly excluded."
+    )
 
 
 class Workload(_Model):
     dataset: NonEmpty = Field(description="Prompt set, e.g. builtin:extraction or a path.")
-    concurrency: list[Annotated[int, Field(ge=1)]] | None = Field(
-        default=None, min_length=1, description="Closed-loop concurrency levels."
+    concurrency: list[Annotated[int, Field(ge=1, le=MAX_COUNT)]] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_LEVELS_PER_KIND,
+        description="Closed-loop concurrency levels.",
     )
-    rate: list[Annotated[float, Field(gt=0)]] | None = Field(
-        default=None, min_length=1, description="Open-loop request rates (requests per second)."
+    rate: list[Annotated[float, Field(gt=0, le=MAX_COUNT)]] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_LEVELS_PER_KIND,
+        description="Open-loop request rates (requests per second).",
     )
-    requests_per_level: int = Field(ge=1, description="Requests measured at each level.")
-    max_tokens: int = Field(ge=1, description="Output tokens per request.")
+    requests_per_level: int = Field(
+        ge=1, le=MAX_REQUESTS_PER_LEVEL, description="Requests measured at each level."
+    )
+    max_tokens: int = Field(ge=1, le=MAX_TOKENS, description="Output tokens per request.")
 
 
 class Improvement(_Model):
     metric: NonEmpty = Field(description="A metric the gate knows (see METRICS).")
-    min_ratio: float = Field(gt=0, description="Required baseline/candidate ratio (1.2 = 1.2x better).")
+    min_ratio: float = Field(
+        gt=0, le=MAX_RATIO, description="Required baseline/candidate ratio (1.2 = 1.2x better)."
+    )
     confidence: float = Field(default=0.95, gt=0, lt=1, description="Confidence of the bootstrap interval.")
     max_concurrency: int | None = Field(
-        default=None, ge=1, description="Required only up to this concurrency."
+        default=None, ge=1, le=MAX_COUNT, description="Required only up to this concurrency."
     )
 
 
 class NonInferiority(_Model):
     metric: NonEmpty = Field(description="A metric the gate knows (see METRICS).")
-    max_ratio: float = Field(gt=0, description="Largest allowed candidate/baseline ratio (1.1 = 10% worse).")
+    max_ratio: float = Field(
+        gt=0, le=MAX_RATIO, description="Largest allowed candidate/baseline ratio (1.1 = 10% worse)."
+    )
 
 
 class OutputStability(_Model):
@@ -171,21 +214,27 @@ class OutputStability(_Model):
 
 
 class Measurement(_Model):
-    workloads: dict[LaneName, Workload] = Field(description="The workload measured on each lane.")
-    improve: list[Improvement] = Field(default_factory=list, description="Metrics that must improve.")
+    workloads: dict[LaneName, Workload] = Field(
+        max_length=MAX_LIST, description="The workload measured on each lane."
+    )
+    improve: list[Improvement] = Field(
+        default_factory=list, max_length=MAX_LIST, description="Metrics that must improve."
+    )
     non_inferiority: list[NonInferiority] = Field(
-        default_factory=list, description="Metrics that must not get worse than a margin."
+        default_factory=list,
+        max_length=MAX_LIST,
+        description="Metrics that must not get worse than a margin.",
     )
     output_stability: OutputStability | None = None
     memory_headroom_min_gib: float | None = Field(
-        default=None, ge=0, description="GPU memory that must stay free with speculation on."
+        default=None, ge=0, le=1e6, description="GPU memory that must stay free with speculation on."
     )
 
 
 class Rollback(_Model):
     to: NonEmpty = Field(description="`previous`, `speculation_off`, or `version:N`.")
     when: list[Literal["gate_fail", "output_stability_breach", "latency_regression", "manual"]] = Field(
-        default_factory=list, description="What triggers the rollback."
+        default_factory=list, max_length=MAX_LIST, description="What triggers the rollback."
     )
 
 
@@ -200,13 +249,15 @@ class ContractDocument(_Model):
         frozen=True,
     )
 
-    apiVersion: str = Field(description=f"Always `{API_VERSION}`.")  # the format's own (camelCase) name
-    route: str = Field(description="The route slug (lowercase letters, digits, dashes).")
+    apiVersion: str = Field(max_length=64, description=f"Always `{API_VERSION}`.")  # the format's own name
+    route: str = Field(max_length=64, description="The route slug (lowercase letters, digits, dashes).")
     description: str | None = Field(default=None, max_length=4000, description="What the route is for.")
     notes: str | None = Field(default=None, max_length=20000, description="Free text for reviewers.")
     target: Target
     speculation: Speculation
-    assets: list[Asset] = Field(default_factory=list, description="Every extra checkpoint the route needs.")
+    assets: list[Asset] = Field(
+        default_factory=list, max_length=MAX_LIST, description="Every extra checkpoint the route needs."
+    )
     compatibility: Compatibility
     lanes: Lanes
     measurement: Measurement

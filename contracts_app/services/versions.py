@@ -23,6 +23,7 @@ from contracts_app.document import (
 from contracts_app.models import ContractVersion, Route
 from contracts_app.models.routes import ROUTE_SLUG_VALIDATOR
 from specpact.errors import Conflict, DomainError, FieldError
+from specpact.text import DESCRIPTION_MAX, checked_text
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,7 @@ def route_create(*, slug: str, description: str = "", actor: Any, request_id: st
             "The route slug is invalid.",
             errors=[FieldError("slug", str(ROUTE_SLUG_VALIDATOR.message))],
         )
+    description = checked_text(description, field="description", max_length=DESCRIPTION_MAX)
     try:
         with transaction.atomic():
             route = Route.objects.create(slug=slug, description=description)

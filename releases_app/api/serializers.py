@@ -7,16 +7,17 @@ from rest_framework import serializers
 from audit_app.models import AuditEvent
 from releases_app.choices import MIN_JUSTIFICATION_LENGTH
 from releases_app.models import Decision, Release
+from specpact.text import JUSTIFICATION_MAX, REASON_MAX
 
 
 class ReleaseCreateSerializer(serializers.Serializer[Any]):
     route = serializers.SlugField(max_length=64)
-    candidate_version = serializers.IntegerField(min_value=1)
-    reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=2000)
+    candidate_version = serializers.IntegerField(min_value=1, max_value=2**31 - 1)
+    reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=REASON_MAX)
 
 
 class DecisionInputSerializer(serializers.Serializer[Any]):
-    reason = serializers.CharField(max_length=2000, trim_whitespace=True)
+    reason = serializers.CharField(max_length=REASON_MAX, trim_whitespace=True)
 
 
 class ApproveInputSerializer(DecisionInputSerializer):
@@ -25,7 +26,7 @@ class ApproveInputSerializer(DecisionInputSerializer):
         required=False,
         allow_blank=True,
         default="",
-        max_length=4000,
+        max_length=JUSTIFICATION_MAX,
         help_text=f"Required with override: at least {MIN_JUSTIFICATION_LENGTH} characters.",
     )
 

@@ -16,6 +16,7 @@ from releases_app.choices import TRANSITIONS
 from releases_app.models import Release
 from releases_app.services.guards import check_transition
 from specpact.errors import Conflict, DomainError, FieldError, NotFound, PreconditionFailed
+from specpact.text import REASON_MAX, checked_text, visible_length
 
 
 def release_ref(release: Release | int) -> int:
@@ -50,8 +51,10 @@ def check_if_match(release: Release, expected_lock: int | None) -> None:
 
 
 def require_reason(reason: str) -> str:
-    reason = (reason or "").strip()
-    if not reason:
+    """A reason with something visible in it (zero-width or blank characters alone are no
+    reason), at most REASON_MAX characters."""
+    reason = checked_text(reason, field="reason", max_length=REASON_MAX)
+    if not visible_length(reason):
         raise DomainError("A reason is required.", errors=[FieldError("reason", "give a reason")])
     return reason
 

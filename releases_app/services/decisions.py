@@ -23,6 +23,7 @@ from releases_app.services._common import (
 )
 from releases_app.services.guards import check_may_approve, check_may_cancel, check_may_reject
 from specpact.errors import Conflict, DomainError, FieldError
+from specpact.text import JUSTIFICATION_MAX, checked_text, visible_length
 
 
 def record_decision(
@@ -53,7 +54,9 @@ def record_decision(
 
 
 def _check_override(release: Release, override: bool, justification: str) -> str:
-    justification = (justification or "").strip()
+    justification = checked_text(justification, field="justification", max_length=JUSTIFICATION_MAX)
+    # Measured as a reader sees it: 30 zero-width spaces are no justification.
+    shown = visible_length(justification)
     if release.gate_verdict == GateVerdict.FAIL:
         if not override:
             raise Conflict(
@@ -61,14 +64,14 @@ def _check_override(release: Release, override: bool, justification: str) -> str
                 f"justification of at least {MIN_JUSTIFICATION_LENGTH} characters.",
                 code="override_required",
             )
-        if len(justification) < MIN_JUSTIFICATION_LENGTH:
+        if shown < MIN_JUSTIFICATION_LENGTH:
             raise DomainError(
                 "The request is invalid; see errors.",
                 errors=[
                     FieldError(
                         "justification",
                         f"overriding a failed gate needs a justification of at least "
-                        f"{MIN_JUSTIFICATION_LENGTH} characters (got {len(justification)})",
+                        f"{MIN_JUSTIFICATION_LENGTH} characters (got {shown} visible)",
                     )
                 ],
             )

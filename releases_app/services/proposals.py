@@ -16,6 +16,7 @@ from releases_app.choices import GateVerdict, ReleaseState
 from releases_app.models import Release
 from releases_app.services._common import integrity_conflict, lock_release, move, snapshot
 from specpact.errors import Conflict, DomainError, FieldError, NotFound
+from specpact.text import REASON_MAX, checked_text
 
 
 def _needs_benchmark(baseline: ContractVersion | None, changes: list[dict[str, Any]]) -> bool:
@@ -44,6 +45,7 @@ def release_create(
     Refused with 409 while another release of the route is open."""
     who = as_actor(actor)
     require_role(who, "operator")
+    reason = checked_text(reason, field="reason", max_length=REASON_MAX)
     slug = route.slug if isinstance(route, Route) else str(route)
     number = candidate_version.number if isinstance(candidate_version, ContractVersion) else candidate_version
     with transaction.atomic():

@@ -3,10 +3,12 @@ domain's. Field errors come as a list of {path, message}."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from django.core.exceptions import PermissionDenied
-from django.http import Http404
+from django.conf import settings
+from django.core.exceptions import PermissionDenied, RequestDataTooBig, TooManyFieldsSent
+from django.http import Http404, HttpResponse
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
@@ -30,15 +32,9 @@ _TITLES = {
 }
 
 
-def problem_response(
-    status_code: int,
-    detail: str,
-    *,
-    code: str = "error",
-    errors: list[FieldError] | None = None,
-    request_id: str | None = None,
-    headers: dict[str, str] | None = None,
-) -> Response:
+def _problem_body(
+    status_code: int, detail: str, code: str, errors: list[FieldError] | None, request_id: str | None
+) -> dict[str, Any]:
     body: dict[str, Any] = {
         "type": f"https://specpact.dev/problems/{code}",
         "title": _TITLES.get(status_code, "Error"),
@@ -50,6 +46,48 @@ def problem_response(
         body["errors"] = [e.as_dict() for e in errors]
     if request_id:
         body["request_id"] = request_id
+    return body
+
+
+def problem_http_response(
+    status_code: int,
+    detail: str,
+    *,
+    code: str = "error",
+    errors: list[FieldError] | None = None,
+    request: Any = None,
+) -> HttpResponse:
+    """The same problem as a plain Django response, for middleware and error handlers that
+    answer before (or outside) DRF."""
+    body = _problem_body(status_code, detail, code, errors, getattr(request, "request_id", None))
+    return HttpResponse(json.dumps(body), status=status_code, content_type=PROBLEM_CONTENT_TYPE)
+
+
+def too_large_problem(limit: int, setting: str, *, what: str = "The request body") -> DomainError:
+    """Every "over a limit" answer: 413, naming the limit and the setting that holds it."""
+    return DomainError(
+        f"{what} is larger than the limit of {limit} bytes ({setting}).",
+        status=413,
+        code="request_too_large",
+        errors=[FieldError("", f"at most {limit} bytes ({setting})")],
+    )
+
+
+def body_too_big_problem() -> DomainError:
+    """Django's own RequestDataTooBig: the global DATA_UPLOAD_MAX_MEMORY_SIZE."""
+    return too_large_problem(settings.DATA_UPLOAD_MAX_MEMORY_SIZE, "DATA_UPLOAD_MAX_MEMORY_SIZE")
+
+
+def problem_response(
+    status_code: int,
+    detail: str,
+    *,
+    code: str = "error",
+    errors: list[FieldError] | None = None,
+    request_id: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> Response:
+    body = _problem_body(status_code, detail, code, errors, request_id)
     response = Response(body, status=status_code, headers=headers)
     response.content_type = PROBLEM_CONTENT_TYPE
     return response
@@ -79,6 +117,12 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
     request = context.get("request")
     request_id = getattr(request, "request_id", None) if request is not None else None
 
+    if isinstance(exc, RequestDataTooBig):
+        exc = body_too_big_problem()
+    elif isinstance(exc, TooManyFieldsSent):
+        exc = DomainError(
+            "The form has more fields than DATA_UPLOAD_MAX_NUMBER_FIELDS allows.", code="too_many_fields"
+        )
     if isinstance(exc, DomainError):
         return problem_response(
             exc.status, exc.detail, code=exc.code, errors=exc.errors, request_id=request_id

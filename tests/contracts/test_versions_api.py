@@ -159,10 +159,12 @@ def test_wrong_types_unknown_fields_and_api_version_are_rejected(proposer: Any) 
     nothing_stored()
 
 
-def test_a_5_mb_body_is_a_400_problem(proposer: Any) -> None:
+def test_a_5_mb_body_is_a_413_problem_naming_the_limit(proposer: Any) -> None:
+    # Issue 12: over a limit is 413 (it was a 400), with the limit and its setting named.
     client = Caller("p", user=proposer).client()
     huge = yaml.safe_dump(example()) + "# " + "x" * (5 * 1024 * 1024) + "\n"
-    assert_problem(upload_yaml(client, "contract-summaries", huge))
+    body = assert_problem(upload_yaml(client, "contract-summaries", huge), 413)
+    assert "DATA_UPLOAD_MAX_MEMORY_SIZE" in body["detail"]
     nothing_stored()
 
 

@@ -7,6 +7,8 @@ reported in words)."""
 
 from __future__ import annotations
 
+import gzip
+import json as jsonlib
 import random
 import time
 from collections.abc import Callable
@@ -74,9 +76,19 @@ class ApiClient:
     def close(self) -> None:
         self._http.close()
 
-    def _send(self, method: str, path: str, json: Any = None, headers: dict[str, str] | None = None) -> Any:
+    def _send(
+        self,
+        method: str,
+        path: str,
+        json: Any = None,
+        headers: dict[str, str] | None = None,
+        content: bytes | None = None,
+    ) -> Any:
         try:
-            response = self._http.request(method, path, json=json, headers=headers)
+            if content is not None:
+                response = self._http.request(method, path, content=content, headers=headers)
+            else:
+                response = self._http.request(method, path, json=json, headers=headers)
         except httpx.TransportError as exc:
             raise Transient(0, f"{type(exc).__name__}: {exc}") from exc
         _raise_for(response)
@@ -103,4 +115,8 @@ class ApiClient:
         return self._send("POST", f"runs/{run_id}/fail", json=body)
 
     def upload_result(self, run_id: int, outcome: dict[str, Any]) -> dict[str, Any]:
-        return self._send("PUT", f"runs/{run_id}/result", json=outcome)
+        """Gzipped: per-token samples compress about fourfold, and the control plane
+        counts the decompressed size against RUN_RESULT_MAX_BYTES."""
+        body = gzip.compress(jsonlib.dumps(outcome, separators=(",", ":")).encode(), compresslevel=6)
+        headers = {"Content-Type": "application/json", "Content-Encoding": "gzip"}
+        return self._send("PUT", f"runs/{run_id}/result", headers=headers, content=body)

@@ -1,6 +1,12 @@
-"""The benchmark result: pydantic v2 models, importable with only pydantic installed.
+"""The benchmark result: pydantic v2 models (and numpy, for the level tallies).
 
-The control plane validates uploads with ``BenchResult.model_validate(data)``; impossible
+Result schema 2 stores each request's chunk arrival offsets as whole microseconds
+(``chunk_offsets_us``, integers) beside its tokens per chunk: per-request arrays, not an
+object per chunk, and about half the bytes of schema 1's float milliseconds
+(``chunk_offsets_ms``), which is still read. The control plane validates an upload with
+``validate_result_stream(data)`` (`worker.harness.validate`), one request at a time, so a
+result of 100,000 requests never exists as 100,000 models; ``BenchResult.model_validate``
+applies the same rules to a result held whole (the harness's own). Impossible
 values (negative latencies, TTFT after the end, chunk token counts that don't add up,
 more tokens than ``max_tokens``, aggregates that don't match the requests they claim to
 summarize) are refused with the field path in the error. ``max_tokens`` may also be
@@ -11,21 +17,42 @@ from __future__ import annotations
 
 import math
 from datetime import datetime
-from itertools import pairwise
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
+import numpy as np
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationInfo,
+    model_serializer,
+    model_validator,
+)
 
-from worker.harness.stats import summarize, tpot_ms
+from worker.harness.stats import tpot_ms
+from worker.harness.tally import LevelTally
 
-RESULT_SCHEMA_VERSION: Literal[1] = 1
+RESULT_SCHEMA_VERSION: Literal[2] = 2
+READABLE_SCHEMA_VERSIONS = (1, 2)
+
+# Bounds of what a result can hold: beyond them a number is a bug or an attack, and the
+# database (bigint, int columns) or the harness's arrays could not hold it.
+MAX_TOKENS = 1_000_000  # output tokens of one request (RunSpec.max_tokens has the same bound)
+MAX_TOKEN_ID = 2**31 - 1
+MAX_OFFSET_US = 7 * 24 * 3600 * 10**6  # a week, in microseconds
+MAX_REQUESTS = 10_000_000
+MAX_TEXT = 1_000_000
 
 NonNegFloat = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+Count = Annotated[int, Field(ge=0, le=MAX_REQUESTS)]
+Name = Annotated[str, Field(max_length=500)]
 # Aggregates are recomputed from the requests on validation; JSON round-trips floats
 # exactly, so this tolerance only absorbs summation order.
 _REL_TOL = 1e-6
 _ABS_TOL = 1e-6
-# A recorded TTFT/E2E and the chunk offsets come from the same clock readings.
+# A recorded TTFT/E2E and the chunk offsets come from the same clock readings (offsets
+# rounded to whole microseconds in schema 2: half a microsecond apart at most).
 _OFFSET_TOL_MS = 1e-3
 
 
@@ -42,9 +69,9 @@ def _close(a: float | None, b: float | None) -> bool:
 class RequestSpeculation(_Model):
     """Per-request draft counts where the engine reports them (llama.cpp, transformers)."""
 
-    draft_tokens: int = Field(ge=0)
-    accepted_tokens: int = Field(ge=0)
-    drafts: int | None = Field(default=None, ge=0)
+    draft_tokens: int = Field(ge=0, le=100 * MAX_TOKENS)
+    accepted_tokens: int = Field(ge=0, le=100 * MAX_TOKENS)
+    drafts: int | None = Field(default=None, ge=0, le=100 * MAX_TOKENS)
 
     @model_validator(mode="after")
     def _accepted_within_drafted(self) -> RequestSpeculation:
@@ -54,9 +81,10 @@ class RequestSpeculation(_Model):
 
 
 class RequestRecord(_Model):
-    """One measured request. Times are milliseconds from the moment it was sent."""
+    """One measured request. Times are milliseconds from the moment it was sent; chunk
+    offsets are whole microseconds (schema 2) or float milliseconds (schema 1)."""
 
-    prompt_id: str
+    prompt_id: Name
     send_s: NonNegFloat = Field(description="when it was sent, seconds from the level's start")
     scheduled_s: NonNegFloat | None = Field(
         default=None, description="open loop: when it should have been sent (send lag = send_s - this)"
@@ -64,23 +92,56 @@ class RequestRecord(_Model):
     ttft_ms: NonNegFloat | None = None
     tpot_ms: NonNegFloat | None = None
     e2e_ms: NonNegFloat | None = None
-    chunk_offsets_ms: list[NonNegFloat] = Field(
-        default_factory=list, description="arrival of every token-bearing chunk, ms after send"
+    chunk_offsets_us: list[Annotated[int, Field(ge=0, le=MAX_OFFSET_US)]] | None = Field(
+        default=None,
+        max_length=MAX_TOKENS,
+        description="arrival of every token-bearing chunk, whole microseconds after send",
     )
-    chunk_tokens: list[Annotated[int, Field(ge=0)]] | None = Field(
-        default=None, description="tokens in each chunk; null where the engine doesn't say"
+    chunk_offsets_ms: list[NonNegFloat] | None = Field(
+        default=None, max_length=MAX_TOKENS, description="result schema 1: the same in float milliseconds"
+    )
+    chunk_tokens: list[Annotated[int, Field(ge=0, le=MAX_TOKENS)]] | None = Field(
+        default=None,
+        max_length=MAX_TOKENS,
+        description="tokens in each chunk; null where the engine doesn't say",
     )
     chunk_tokens_source: Literal["token_ids", "logprobs", "one_per_chunk", "steps"] | None = None
-    output_tokens: int = Field(default=0, ge=0)
+    output_tokens: int = Field(default=0, ge=0, le=MAX_TOKENS)
     output_tokens_source: Literal["usage", "tokenizer", "chunks"] | None = None
-    output_token_ids: list[int] | None = None
-    output_text: str = ""
-    finish_reason: str | None = None
+    output_token_ids: list[Annotated[int, Field(ge=0, le=MAX_TOKEN_ID)]] | None = Field(
+        default=None, max_length=MAX_TOKENS
+    )
+    output_text: str = Field(default="", max_length=MAX_TEXT)
+    finish_reason: str | None = Field(default=None, max_length=100)
     speculation: RequestSpeculation | None = None
     error: str | None = Field(default=None, max_length=500)
 
+    def offsets_ms(self) -> np.ndarray[Any, Any]:
+        """Chunk arrival offsets in milliseconds, whichever schema the record is in."""
+        if self.chunk_offsets_us is not None:
+            return np.asarray(self.chunk_offsets_us, dtype=np.float64) / 1000.0
+        return np.asarray(self.chunk_offsets_ms or [], dtype=np.float64)
+
+    def compact(self) -> RequestRecord:
+        """This record in schema 2: offsets rounded to whole microseconds."""
+        if self.chunk_offsets_ms is None:
+            return self
+        us = [round(x * 1000.0) for x in self.chunk_offsets_ms]
+        return self.model_copy(update={"chunk_offsets_us": us, "chunk_offsets_ms": None})
+
+    @model_serializer(mode="wrap")
+    def _one_offsets_field(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # A record carries the offsets of its own schema only.
+        data: dict[str, Any] = handler(self)
+        for key in ("chunk_offsets_us", "chunk_offsets_ms"):
+            if data.get(key) is None:
+                data.pop(key, None)
+        return data
+
     @model_validator(mode="after")
     def _consistent(self, info: ValidationInfo) -> RequestRecord:
+        if self.chunk_offsets_us is not None and self.chunk_offsets_ms is not None:
+            raise ValueError("give chunk_offsets_us (schema 2) or chunk_offsets_ms (schema 1), not both")
         if self.error is not None:
             return self
         if self.ttft_ms is None or self.e2e_ms is None:
@@ -91,18 +152,18 @@ class RequestRecord(_Model):
             raise ValueError("a successful request has at least one output token")
         if self.output_tokens_source is None:
             raise ValueError("output_tokens_source is required for a successful request")
-        offsets = self.chunk_offsets_ms
-        if not offsets:
+        offsets = self.offsets_ms()
+        if not len(offsets):
             raise ValueError("a successful request has at least one chunk")
-        if any(b < a for a, b in pairwise(offsets)):
-            raise ValueError("chunk_offsets_ms must not decrease")
+        if bool((np.diff(offsets) < 0).any()):
+            raise ValueError("chunk offsets must not decrease")
         if abs(offsets[0] - self.ttft_ms) > _OFFSET_TOL_MS:
             raise ValueError("the first chunk's offset must equal ttft_ms")
         if offsets[-1] > self.e2e_ms + _OFFSET_TOL_MS:
             raise ValueError("a chunk arrived after e2e_ms")
         if self.chunk_tokens is not None:
             if len(self.chunk_tokens) != len(offsets):
-                raise ValueError("chunk_tokens and chunk_offsets_ms differ in length")
+                raise ValueError("chunk_tokens and the chunk offsets differ in length")
             if sum(self.chunk_tokens) != self.output_tokens:
                 raise ValueError(
                     f"chunk_tokens sum to {sum(self.chunk_tokens)}, not output_tokens ({self.output_tokens})"
@@ -186,13 +247,15 @@ class SLO(_Model):
         return all(limit is None or (value is not None and value <= limit) for limit, value in checks)
 
 
-class LevelResult(_Model):
-    concurrency: int | None = Field(default=None, ge=1)
-    rate: float | None = Field(default=None, gt=0)
+class LevelHeader(_Model):
+    """A level's own figures, without its request records (what is checked against them)."""
+
+    concurrency: int | None = Field(default=None, ge=1, le=1_000_000)
+    rate: float | None = Field(default=None, gt=0, le=1e9)
     duration_s: NonNegFloat
-    requests_total: int = Field(ge=0)
-    completed: int = Field(ge=0)
-    errors: int = Field(ge=0)
+    requests_total: Count
+    completed: Count
+    errors: Count
     error_rate: float = Field(ge=0, le=1)
     truncated: bool = Field(default=False, description="the time budget ended the level early")
     ttft_ms: Quantiles | None
@@ -200,31 +263,32 @@ class LevelResult(_Model):
     itl_chunk_ms: Quantiles | None = Field(description="gaps between chunks; NOT per token")
     e2e_ms: Quantiles | None
     tokens_per_chunk: TokensPerChunk | None
-    output_tokens: int = Field(ge=0)
+    output_tokens: int = Field(ge=0, le=MAX_REQUESTS * MAX_TOKENS)
     output_tokens_per_s: NonNegFloat
     requests_per_s: NonNegFloat
     goodput_requests_per_s: NonNegFloat | None = None
     max_send_lag_ms: NonNegFloat | None = None
     speculation: Speculation = Field(default_factory=SpeculationNotReported)
-    requests: list[RequestRecord]
 
     @model_validator(mode="after")
-    def _matches_requests(self) -> LevelResult:
+    def _one_kind(self) -> LevelHeader:
         if (self.concurrency is None) == (self.rate is None):
             raise ValueError("a level has exactly one of concurrency or rate")
-        ok = [r for r in self.requests if r.error is None]
-        if self.requests_total != len(self.requests):
-            raise ValueError("requests_total differs from the number of request records")
-        if self.errors != len(self.requests) - len(ok):
-            raise ValueError("errors differs from the failed request records")
-        if self.completed != len(ok):
-            raise ValueError("completed differs from the successful request records")
-        if not _close(self.error_rate, self.errors / len(self.requests) if self.requests else 0.0):
-            raise ValueError("error_rate is not errors / requests_total")
-        if self.output_tokens != sum(r.output_tokens for r in ok):
-            raise ValueError("output_tokens differs from the sum over successful requests")
-        expected = level_quantiles(ok)
-        for name, value in expected.items():
+        return self
+
+    def mismatch(self, tally: LevelTally) -> str | None:
+        """Why these figures are not those of the tallied requests, or None."""
+        if self.requests_total != tally.requests:
+            return "requests_total differs from the number of request records"
+        if self.errors != tally.failed:
+            return "errors differs from the failed request records"
+        if self.completed != tally.completed:
+            return "completed differs from the successful request records"
+        if not _close(self.error_rate, tally.failed / tally.requests if tally.requests else 0.0):
+            return "error_rate is not errors / requests_total"
+        if self.output_tokens != tally.output_tokens:
+            return "output_tokens differs from the sum over successful requests"
+        for name, value in tally.quantiles().items():
             got = getattr(self, name)
             got_dict = got.model_dump() if got is not None else None
             if (got_dict is None) != (value is None) or (
@@ -232,22 +296,21 @@ class LevelResult(_Model):
                 and value is not None
                 and not all(_close(got_dict[k], value[k]) for k in value)
             ):
-                raise ValueError(f"{name} does not match the request records")
+                return f"{name} does not match the request records"
+        return None
+
+
+class LevelResult(LevelHeader):
+    requests: list[RequestRecord] = Field(max_length=MAX_REQUESTS)
+
+    @model_validator(mode="after")
+    def _matches_requests(self) -> LevelResult:
+        tally = LevelTally()
+        for r in self.requests:
+            tally.add(r)
+        if (problem := self.mismatch(tally)) is not None:
+            raise ValueError(problem)
         return self
-
-
-def level_quantiles(ok: list[RequestRecord]) -> dict[str, dict[str, float] | None]:
-    """The latency quantiles a level must carry, from its successful requests."""
-    gaps: list[float] = []
-    for r in ok:
-        offs = r.chunk_offsets_ms
-        gaps.extend(b - a for a, b in pairwise(offs))
-    return {
-        "ttft_ms": summarize([r.ttft_ms for r in ok if r.ttft_ms is not None]),
-        "tpot_ms": summarize([r.tpot_ms for r in ok if r.tpot_ms is not None]),
-        "e2e_ms": summarize([r.e2e_ms for r in ok if r.e2e_ms is not None]),
-        "itl_chunk_ms": summarize(gaps),
-    }
 
 
 class MemorySnapshot(_Model):
@@ -267,18 +330,18 @@ class MemoryReport(_Model):
 
 
 class GpuFacts(_Model):
-    name: str
-    memory_total_gib: NonNegFloat
-    driver: str | None = None
-    cuda: str | None = None
+    name: Annotated[str, Field(max_length=200)]
+    memory_total_gib: float = Field(ge=0, le=1e6, allow_inf_nan=False)
+    driver: Annotated[str, Field(max_length=100)] | None = None
+    cuda: Annotated[str, Field(max_length=100)] | None = None
 
 
 class HardwareFacts(_Model):
-    hostname: str
-    cpu_model: str
-    cpu_cores: int = Field(ge=1)
-    memory_gib: NonNegFloat
-    gpus: list[GpuFacts] = Field(default_factory=list)
+    hostname: Annotated[str, Field(max_length=255)]
+    cpu_model: Annotated[str, Field(max_length=200)]
+    cpu_cores: int = Field(ge=1, le=1_000_000)
+    memory_gib: float = Field(ge=0, le=1e9, allow_inf_nan=False)
+    gpus: list[GpuFacts] = Field(default_factory=list, max_length=256)
 
 
 class EngineInfo(_Model):
@@ -309,15 +372,17 @@ class Sampling(_Model):
         return self.temperature == 0
 
 
-class BenchResult(_Model):
-    schema_version: Literal[1] = RESULT_SCHEMA_VERSION
-    harness_version: str
+class BenchHeader(_Model):
+    """A result without its request records (what the streaming validation holds)."""
+
+    schema_version: Literal[1, 2] = RESULT_SCHEMA_VERSION
+    harness_version: Name
     engine: EngineInfo
     workload: WorkloadInfo
     sampling: Sampling
-    max_tokens: int = Field(ge=1)
-    seed: int
-    warmup_requests: int = Field(ge=0)
+    max_tokens: int = Field(ge=1, le=MAX_TOKENS)
+    seed: int = Field(ge=0, le=2**63 - 1)
+    warmup_requests: int = Field(ge=0, le=MAX_REQUESTS)
     slo: SLO | None = None
     hardware: HardwareFacts
     memory: MemoryReport = Field(default_factory=MemoryReport)
@@ -326,8 +391,8 @@ class BenchResult(_Model):
     headroom_ok: bool | None = None
     started_at: datetime
     finished_at: datetime
-    levels: list[LevelResult]
-    warnings: list[str] = Field(default_factory=list)
+    levels: list[LevelHeader] = Field(max_length=1000)
+    warnings: list[Annotated[str, Field(max_length=2000)]] = Field(default_factory=list, max_length=1000)
 
     @model_validator(mode="before")
     @classmethod
@@ -341,14 +406,29 @@ class BenchResult(_Model):
         return data
 
     @model_validator(mode="after")
-    def _consistent(self) -> BenchResult:
+    def _in_order(self) -> BenchHeader:
         if self.finished_at < self.started_at:
             raise ValueError("finished_at is before started_at")
+        return self
+
+    def request_problem(self, r: RequestRecord, where: str) -> str | None:
+        """Why request `r` (at path `where`) cannot belong to this result, or None."""
+        if self.schema_version >= 2 and r.chunk_offsets_ms is not None:
+            return f"{where}: chunk_offsets_ms is schema 1; schema {self.schema_version} has chunk_offsets_us"
+        if self.schema_version == 1 and r.chunk_offsets_us is not None:
+            return f"{where}: chunk_offsets_us is not in schema 1 (use chunk_offsets_ms)"
+        if r.error is None and r.output_tokens > self.max_tokens:
+            return f"{where}: output_tokens ({r.output_tokens}) exceeds max_tokens ({self.max_tokens})"
+        return None
+
+
+class BenchResult(BenchHeader):
+    levels: list[LevelResult] = Field(max_length=1000)  # type: ignore[assignment]  # records too
+
+    @model_validator(mode="after")
+    def _consistent(self) -> BenchResult:
         for i, level in enumerate(self.levels):
             for j, r in enumerate(level.requests):
-                if r.error is None and r.output_tokens > self.max_tokens:
-                    raise ValueError(
-                        f"levels.{i}.requests.{j}: output_tokens ({r.output_tokens}) "
-                        f"exceeds max_tokens ({self.max_tokens})"
-                    )
+                if (problem := self.request_problem(r, f"levels.{i}.requests.{j}")) is not None:
+                    raise ValueError(problem)
         return self

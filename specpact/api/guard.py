@@ -1,0 +1,156 @@
+"""The one place where request sizes, encodings and unstorable characters are checked,
+before any view (or Django's own body parsing) runs.
+
+- Body size: every request is held to DATA_UPLOAD_MAX_MEMORY_SIZE (1 MiB: contracts,
+  decisions, reports), except a worker's `PUT /api/v1/runs/{id}/result`, held to
+  RUN_RESULT_MAX_BYTES. Over a limit: 413 problem+json naming the limit and its setting.
+- `Content-Encoding: gzip` on an API request is decompressed here, in bounded steps: the
+  decompressed size counts against the same limit (a gzip bomb is a 413 after at most
+  limit + 1 bytes were inflated). Any other encoding is a 415.
+- A NUL character in the path, the query string or a form field is refused (400) before
+  it can reach PostgreSQL, which cannot store it. (Django already turns bytes that are not
+  UTF-8, lone surrogates included, into U+FFFD or percent escapes.)
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from collections.abc import Callable
+from io import BytesIO
+
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
+from django.http import HttpRequest, HttpResponse
+from django.http.request import QueryDict
+
+from specpact.api.problems import problem_http_response, too_large_problem
+from specpact.errors import DomainError, FieldError
+
+API_PREFIX = "/api/"
+_RESULT_UPLOAD = re.compile(r"^/api/v1/runs/[^/]+/result/?$")
+_FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
+_GZIP_WBITS = 16 + zlib.MAX_WBITS
+_STEP = 1024 * 1024
+
+
+def _refused(status: int, detail: str, code: str, errors: list[FieldError] | None = None) -> DomainError:
+    return DomainError(detail, status=status, code=code, errors=list(errors or []))
+
+
+def is_api(request: HttpRequest) -> bool:
+    return request.path_info.startswith(API_PREFIX)
+
+
+def body_limit(request: HttpRequest) -> tuple[int, str]:
+    """(bytes, the setting that says so) for this request's body."""
+    if request.method == "PUT" and _RESULT_UPLOAD.match(request.path_info):
+        return int(settings.RUN_RESULT_MAX_BYTES), "RUN_RESULT_MAX_BYTES"
+    return int(settings.DATA_UPLOAD_MAX_MEMORY_SIZE), "DATA_UPLOAD_MAX_MEMORY_SIZE"
+
+
+def _declared_length(request: HttpRequest) -> int:
+    try:
+        return max(0, int(request.META.get("CONTENT_LENGTH") or 0))
+    except ValueError:
+        raise _refused(400, "Content-Length is not a number.", "bad_content_length") from None
+
+
+def _inflate(compressed: bytes, limit: int, setting: str) -> bytes:
+    """At most limit + 1 bytes are ever inflated, a step at a time."""
+    inflater = zlib.decompressobj(_GZIP_WBITS)
+    out = bytearray()
+    data = compressed
+    try:
+        while True:
+            chunk = inflater.decompress(data, _STEP)
+            out += chunk
+            if len(out) > limit:
+                raise too_large_problem(limit, setting, what="The decompressed request body")
+            data = inflater.unconsumed_tail
+            if inflater.eof or not (data or chunk):
+                break
+    except zlib.error as exc:
+        raise _refused(400, f"The body is not valid gzip: {exc}.", "bad_encoding") from None
+    if not inflater.eof or inflater.unused_data:
+        raise _refused(400, "The gzip body is truncated or has trailing data.", "bad_encoding")
+    return bytes(out)
+
+
+def _replace_body(request: HttpRequest, body: bytes) -> None:
+    # `_body` set: Django's `request.body` returns it without its own size check (done
+    # here), and DRF reads it as a fresh stream once `_read_started` is set.
+    request._body = body
+    request._stream = BytesIO(body)
+    request._read_started = True  # type: ignore[attr-defined]
+    request.META["CONTENT_LENGTH"] = str(len(body))
+
+
+def _check_body(request: HttpRequest) -> None:
+    limit, setting = body_limit(request)
+    declared = _declared_length(request)
+    encoding = request.META.get("HTTP_CONTENT_ENCODING", "").strip().lower()
+    if encoding in ("", "identity"):
+        if declared > limit:
+            raise too_large_problem(limit, setting)
+        if limit > settings.DATA_UPLOAD_MAX_MEMORY_SIZE and declared:
+            _replace_body(request, request.read(declared))
+        return
+    if not is_api(request):
+        return  # pages never send encoded bodies; Django ignores the header there
+    if encoding != "gzip":
+        raise _refused(
+            415,
+            f"Content-Encoding {encoding!r} is not supported; send gzip or an unencoded body.",
+            "unsupported_encoding",
+        )
+    if declared > limit:
+        raise too_large_problem(limit, setting, what="The compressed request body")
+    body = _inflate(request.read(declared) if declared else b"", limit, setting)
+    del request.META["HTTP_CONTENT_ENCODING"]
+    _replace_body(request, body)
+
+
+def _nul_in(params: QueryDict) -> str | None:
+    for key, values in params.lists():
+        if "\x00" in key or any("\x00" in v for v in values if isinstance(v, str)):
+            return key.replace("\x00", "\\0")
+    return None
+
+
+def _check_text(request: HttpRequest) -> None:
+    if "\x00" in request.path_info:
+        raise _refused(400, "The path contains a NUL character.", "unsafe_input", [FieldError("path", "NUL")])
+    if (key := _nul_in(request.GET)) is not None:
+        raise _refused(
+            400, "A query parameter contains a NUL character.", "unsafe_input", [FieldError(key, "NUL")]
+        )
+    content_type = request.META.get("CONTENT_TYPE", "")
+    is_form = request.method == "POST" and content_type.startswith(_FORM_TYPES)
+    if is_form and (key := _nul_in(request.POST)) is not None:
+        raise _refused(
+            400, "A form field contains a NUL character.", "unsafe_input", [FieldError(key, "NUL")]
+        )
+
+
+class RequestGuardMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        try:
+            _check_body(request)
+            _check_text(request)
+        except DomainError as refused:
+            return self._answer(request, refused)
+        except RequestDataTooBig:
+            return self._answer(request, too_large_problem(*body_limit(request)))
+        return self.get_response(request)
+
+    @staticmethod
+    def _answer(request: HttpRequest, refused: DomainError) -> HttpResponse:
+        if is_api(request):
+            return problem_http_response(
+                refused.status, refused.detail, code=refused.code, errors=refused.errors, request=request
+            )
+        return HttpResponse(refused.detail, status=refused.status, content_type="text/plain; charset=utf-8")
