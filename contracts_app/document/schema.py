@@ -59,7 +59,8 @@ class SpeculationParams(_Model):
         default=None,
         ge=1,
         description="n-gram: longest prompt n-gram matched (vLLM prompt_lookup_max, Transformers "
-        "max_matching_ngram_size, SGLang max match window, llama.cpp --spec-ngram-size-n).",
+        "max_matching_ngram_size, SGLang max match window before 0.5.10, llama.cpp "
+        "--spec-ngram-<variant>-size-n / --spec-ngram-mod-n-match).",
     )
     ngram_variant: Literal["simple", "mod", "cache", "map-k", "map-k4v"] | None = Field(
         default=None, description="llama.cpp only: which n-gram drafter (--spec-type ngram-<variant>)."
@@ -79,6 +80,11 @@ class SpeculationParams(_Model):
         min_length=1,
         description="vLLM only: speculative tokens by batch size, smallest batches first "
         "(num_speculative_tokens_per_batch_size); fewer tokens as the batch grows.",
+    )
+    parallel_drafting: bool | None = Field(
+        default=None,
+        description="vLLM only (0.16.0 and later): all speculative tokens drafted in one pass "
+        "(parallel_drafting); the draft or EAGLE head must be trained for it, e.g. PARD.",
     )
     eagle_topk: int | None = Field(
         default=None, ge=1, description="SGLang EAGLE tree branching factor (--speculative-eagle-topk)."
