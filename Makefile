@@ -46,9 +46,10 @@ chromium:
 lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 typecheck: setup
-	$(BIN)/mypy specpact accounts_app audit_app contracts_app releases_app benchmarks_app worker
+	$(BIN)/mypy specpact accounts_app audit_app contracts_app releases_app benchmarks_app dashboard_app worker
 
 migrations-check: setup
 	$(PY) manage.py makemigrations --check --dry-run

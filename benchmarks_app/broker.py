@@ -31,6 +31,24 @@ def transport_options() -> dict[str, Any]:
     return options
 
 
+def worker_broker_url() -> str:
+    return str(settings.WORKER_BROKER_URL or settings.CELERY_BROKER_URL)
+
+
+def worker_transport_options() -> dict[str, Any]:
+    """Kombu transport options for workers: the control plane's own when they share its
+    broker URL (the embedded filesystem broker needs its folders), else the timeout."""
+    if worker_broker_url() == settings.CELERY_BROKER_URL:
+        return transport_options()
+    return {"visibility_timeout": visibility_timeout_s()}
+
+
+def visibility_timeout_s() -> int:
+    """What the broker redelivers after: the transport's own option where it has one."""
+    options = getattr(settings, "CELERY_BROKER_TRANSPORT_OPTIONS", {}) or {}
+    return int(options.get("visibility_timeout", settings.CELERY_VISIBILITY_TIMEOUT_S))
+
+
 def publisher_app() -> Celery:
     url = settings.CELERY_BROKER_URL
     with _lock:

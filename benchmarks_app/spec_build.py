@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from pydantic import ValidationError
 
+from benchmarks_app.broker import visibility_timeout_s
 from benchmarks_app.choices import EngineKind
-from benchmarks_app.conf import setting, visibility_timeout_s
 from contracts_app.document import render, validate_document
 from contracts_app.models import ContractVersion
 from specpact.errors import DomainError, FieldError, field_errors
@@ -125,8 +126,8 @@ def _dataset_version(dataset: str) -> str | None:
 
 
 def _time_limits(time_limit_s: int | None) -> tuple[int, int]:
-    hard = int(time_limit_s or setting("RUN_DEFAULT_TIME_LIMIT_S"))
-    ceiling = min(int(setting("RUN_MAX_TIME_LIMIT_S")), visibility_timeout_s() - 60)
+    hard = int(time_limit_s or settings.RUN_DEFAULT_TIME_LIMIT_S)
+    ceiling = min(int(settings.RUN_MAX_TIME_LIMIT_S), visibility_timeout_s() - 60)
     if hard > ceiling:
         raise DomainError(
             f"time_limit_s {hard} is longer than this installation allows ({ceiling} s: it must stay "

@@ -1,6 +1,7 @@
-"""Control-plane tasks, run by the project's Celery worker and scheduled by beat:
-the outbox relay and the lost-run sweep. Both are safe to run concurrently with
-themselves (row locks with SKIP LOCKED), so an overlapping tick does no harm."""
+"""Control-plane tasks, run by the project's Celery worker and scheduled by beat
+(CELERY_BEAT_SCHEDULE in specpact/settings.py): the outbox relay and the lost-run sweep.
+Both are safe to run concurrently with themselves (row locks with SKIP LOCKED), so an
+overlapping tick does no harm."""
 
 from __future__ import annotations
 
@@ -8,10 +9,8 @@ from typing import Any
 
 from celery import shared_task
 
-from benchmarks_app.conf import setting
 from benchmarks_app.services.outbox import outbox_relay
 from benchmarks_app.services.sweep import runs_sweep
-from specpact.celery import app
 
 RELAY_TASK = "benchmarks_app.relay_outbox"
 SWEEP_TASK = "benchmarks_app.sweep_runs"
@@ -27,20 +26,3 @@ def relay_outbox_task() -> dict[str, Any]:
 def sweep_runs_task() -> dict[str, Any]:
     report = runs_sweep()
     return {"requeued": report.requeued, "failed": report.failed, "timed_out": report.timed_out}
-
-
-# Beat's schedule lives with the tasks it runs. Expiring each tick at its interval keeps
-# a backlog of ticks from piling up while the control-plane worker is down.
-app.conf.beat_schedule = {
-    **(app.conf.beat_schedule or {}),
-    "benchmarks-relay-outbox": {
-        "task": RELAY_TASK,
-        "schedule": float(setting("OUTBOX_RELAY_INTERVAL_S")),
-        "options": {"expires": float(setting("OUTBOX_RELAY_INTERVAL_S"))},
-    },
-    "benchmarks-sweep-runs": {
-        "task": SWEEP_TASK,
-        "schedule": float(setting("RUN_SWEEP_INTERVAL_S")),
-        "options": {"expires": float(setting("RUN_SWEEP_INTERVAL_S"))},
-    },
-}

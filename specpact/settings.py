@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "contracts_app",
     "releases_app",
     "benchmarks_app",
+    "dashboard_app",
 ]
 
 MIDDLEWARE = [
@@ -165,6 +166,7 @@ SPECTACULAR_SETTINGS = {
 # no server; production and the test suite point CELERY_BROKER_URL at Redis.
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://") or "filesystem://"
 CELERY_RESULT_BACKEND = None
+CELERY_VISIBILITY_TIMEOUT_S = env_int("CELERY_VISIBILITY_TIMEOUT_S", 6 * 3600)
 if CELERY_BROKER_URL.startswith("filesystem://"):
     _broker_dir = VAR_DIR / "broker"
     CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {
@@ -178,9 +180,49 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
 else:
     # Longer than the longest run, so that Redis does not redeliver a long GPU job
     # to a second worker while the first is still on it.
-    CELERY_BROKER_TRANSPORT_OPTIONS = {
-        "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT_S", 6 * 3600),
-    }
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_VISIBILITY_TIMEOUT_S}
+
+# The worker protocol and dispatch (benchmarks_app).
+# A worker silent this long is offline; its running run is lost.
+WORKER_OFFLINE_AFTER_S = env_int("WORKER_OFFLINE_AFTER_S", 60)
+# How often workers are told to heartbeat.
+WORKER_HEARTBEAT_S = env_int("WORKER_HEARTBEAT_S", 15)
+# The broker URL handed to workers at registration; unset: CELERY_BROKER_URL.
+WORKER_BROKER_URL = env_str("WORKER_BROKER_URL")
+# Attempts per run: a lost run is requeued once, then failed.
+RUN_MAX_ATTEMPTS = env_int("RUN_MAX_ATTEMPTS", 2)
+# Hard time limit of a run when the request gives none, and the most a run may ask for
+# (it must also stay below the broker's visibility timeout; the spec builder checks).
+RUN_DEFAULT_TIME_LIMIT_S = env_int("RUN_DEFAULT_TIME_LIMIT_S", 3600)
+RUN_MAX_TIME_LIMIT_S = env_int("RUN_MAX_TIME_LIMIT_S", 4 * 3600)
+# The queue of release runs for the in-process engine; unset: `engine.transformers`.
+RUN_RELEASE_QUEUE = env_str("RUN_RELEASE_QUEUE", "") or ""
+# The outbox relay: how often beat runs it, and the longest wait between tries to
+# publish one message.
+OUTBOX_RELAY_INTERVAL_S = env_int("OUTBOX_RELAY_INTERVAL_S", 5)
+OUTBOX_RETRY_MAX_S = env_int("OUTBOX_RETRY_MAX_S", 300)
+# How often beat sweeps for lost runs and for releases whose runs all ended.
+RUN_SWEEP_INTERVAL_S = env_int("RUN_SWEEP_INTERVAL_S", 15)
+
+# Beat's schedule. Expiring each tick at its interval keeps a backlog of ticks from
+# piling up while the control-plane worker is down; every task is safe to overlap itself.
+CELERY_BEAT_SCHEDULE = {
+    "benchmarks-relay-outbox": {
+        "task": "benchmarks_app.relay_outbox",
+        "schedule": float(OUTBOX_RELAY_INTERVAL_S),
+        "options": {"expires": float(OUTBOX_RELAY_INTERVAL_S)},
+    },
+    "benchmarks-sweep-runs": {
+        "task": "benchmarks_app.sweep_runs",
+        "schedule": float(RUN_SWEEP_INTERVAL_S),
+        "options": {"expires": float(RUN_SWEEP_INTERVAL_S)},
+    },
+    "releases-conclude-left-behind": {
+        "task": "releases_app.conclude_left_behind",
+        "schedule": float(RUN_SWEEP_INTERVAL_S),
+        "options": {"expires": float(RUN_SWEEP_INTERVAL_S)},
+    },
+}
 
 SPECPACT_PUBLIC_URL = env_str("SPECPACT_PUBLIC_URL", "http://127.0.0.1:8000") or ""
 

@@ -8,6 +8,7 @@ api_v1: list[URLPattern | URLResolver] = [
     path("", include("audit_app.api.urls")),
     path("", include("accounts_app.api.urls")),
     path("", include("benchmarks_app.api.urls")),
+    path("", include("dashboard_app.api.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
 ]
@@ -20,4 +21,5 @@ urlpatterns = [
     path("", include("releases_app.urls")),
     path("", include("benchmarks_app.urls")),
     path("", include("contracts_app.urls")),
+    path("", include("dashboard_app.urls")),
 ]

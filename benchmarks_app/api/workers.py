@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.request import Request
@@ -19,7 +20,7 @@ from benchmarks_app.api.authentication import (
     WorkerTokenAuthentication,
 )
 from benchmarks_app.api.serializers import HeartbeatIn, ReasonIn, RegisterIn, WorkerOut
-from benchmarks_app.conf import setting, visibility_timeout_s, worker_broker_url, worker_transport_options
+from benchmarks_app.broker import visibility_timeout_s, worker_broker_url, worker_transport_options
 from benchmarks_app.models import BootstrapToken, Worker
 from benchmarks_app.selectors import worker_get, worker_list
 from benchmarks_app.services.workers import worker_heartbeat, worker_register, worker_revoke
@@ -31,8 +32,8 @@ def _connection_info(worker: Any) -> dict[str, Any]:
         "queues": worker.queues,
         "broker_url": worker_broker_url(),
         "broker_transport_options": worker_transport_options(),
-        "heartbeat_interval_s": setting("WORKER_HEARTBEAT_S"),
-        "offline_after_s": setting("WORKER_OFFLINE_AFTER_S"),
+        "heartbeat_interval_s": settings.WORKER_HEARTBEAT_S,
+        "offline_after_s": settings.WORKER_OFFLINE_AFTER_S,
         "visibility_timeout_s": visibility_timeout_s(),
     }
 

@@ -6,8 +6,6 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from benchmarks_app.conf import setting
-
 
 class BootstrapTokenQuerySet(models.QuerySet["BootstrapToken"]):
     def usable(self) -> BootstrapTokenQuerySet:
@@ -64,7 +62,7 @@ def _active_runs() -> models.QuerySet:
 
 def offline_cutoff(now: datetime | None = None) -> datetime:
     """A worker whose last heartbeat is older than this is offline."""
-    return (now or timezone.now()) - timedelta(seconds=setting("WORKER_OFFLINE_AFTER_S"))
+    return (now or timezone.now()) - timedelta(seconds=settings.WORKER_OFFLINE_AFTER_S)
 
 
 class Worker(models.Model):

@@ -18,7 +18,7 @@ from benchmarks_app.aggregates import aggregate_result
 from benchmarks_app.choices import FINISHED_STATES, FailureKind, RunState
 from benchmarks_app.models import Run, RunResult, Worker
 from benchmarks_app.results_check import check_outcome
-from benchmarks_app.services.release_hooks import notify_release
+from benchmarks_app.signals import announce_run_finished
 from specpact.errors import Conflict, Forbidden, NotFound
 
 
@@ -118,7 +118,7 @@ def run_fail(*, run_id: int, worker: Worker, attempt: int, kind: str, reason: st
     run.last_error = reason.strip()[:4000] or f"worker {worker.pk} reported {kind} without a reason"
     run.note(run.state, run.last_error)
     run.save(update_fields=["state", "finished_at", "worker", "last_error", "history"])
-    notify_release(run=run)
+    announce_run_finished(run=run)
     return run
 
 
@@ -169,5 +169,5 @@ def run_result_submit(
     run.last_error = ""
     run.note("succeeded", f"result from worker {worker.name} (#{worker.pk})")
     run.save(update_fields=["state", "finished_at", "progress_done", "last_error", "history"])
-    notify_release(run=run)
+    announce_run_finished(run=run)
     return result, True

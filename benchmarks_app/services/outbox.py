@@ -16,13 +16,13 @@ from datetime import timedelta
 from typing import Any
 
 from celery import Celery
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from benchmarks_app.broker import publisher_app
 from benchmarks_app.choices import RunState
-from benchmarks_app.conf import setting
 from benchmarks_app.models import OutboxMessage, Run
 from worker.spec import RUN_TASK_NAME
 
@@ -80,7 +80,7 @@ class RelayReport:
 def _backoff_s(tries: int) -> float:
     """Exponential with full jitter, capped: a fleet of relays doesn't hammer a broker
     that just came back."""
-    cap = float(setting("OUTBOX_RETRY_MAX_S"))
+    cap = float(settings.OUTBOX_RETRY_MAX_S)
     return random.uniform(0, min(cap, 2.0 ** min(tries, 16)))
 
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from audit_app.services import audit_record
 from benchmarks_app.choices import ACTIVE_STATES, EngineKind, RunState
-from benchmarks_app.conf import setting
 from benchmarks_app.models import OutboxMessage, Run, Worker
 from benchmarks_app.services.outbox import outbox_enqueue
-from benchmarks_app.services.release_hooks import notify_release
+from benchmarks_app.signals import announce_run_finished
 from benchmarks_app.spec_build import build_spec, default_engine_kind, workloads_of
 from contracts_app.models import ContractVersion, Route
 from specpact.errors import Conflict, DomainError, FieldError
@@ -28,7 +28,7 @@ def _queue_for(*, engine_kind: str, worker: Worker | None, pool: str | None) -> 
         return worker.own_queue
     if pool:
         return pool if pool.startswith("pool.") else f"pool.{pool}"
-    configured = setting("RUN_RELEASE_QUEUE") if engine_kind != EngineKind.MANAGED else ""
+    configured = settings.RUN_RELEASE_QUEUE if engine_kind != EngineKind.MANAGED else ""
     if configured:
         return str(configured)
     return {EngineKind.MANAGED: "pool.gpu", EngineKind.TRANSFORMERS: "engine.transformers"}.get(
@@ -224,7 +224,7 @@ def run_cancel(*, run: Run, actor: Any, reason: str, request_id: str = "") -> Ru
         reason=reason,
         request_id=request_id,
     )
-    notify_release(run=locked)
+    announce_run_finished(run=locked)
     return locked
 
 

@@ -8,15 +8,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from benchmarks_app.choices import RunState
-from benchmarks_app.conf import setting
 from benchmarks_app.models import Run, Worker
 from benchmarks_app.models.workers import offline_cutoff
 from benchmarks_app.services.outbox import outbox_enqueue
-from benchmarks_app.services.release_hooks import notify_release, release_conclude_quietly
+from benchmarks_app.signals import announce_run_finished
 from benchmarks_app.spec_build import build_spec
 
 # After the hard limit the worker's process is killed; its report may be in flight.
@@ -41,10 +41,10 @@ def _lost_reason(run: Run, worker: Worker, now: datetime) -> str | None:
     if worker.last_heartbeat_at is None or worker.last_heartbeat_at < offline_cutoff(now):
         return (
             f"{who} stopped heartbeating during attempt {run.attempt} (last heartbeat "
-            f"{_when(worker.last_heartbeat_at)}, offline after {setting('WORKER_OFFLINE_AFTER_S')} s)"
+            f"{_when(worker.last_heartbeat_at)}, offline after {settings.WORKER_OFFLINE_AFTER_S} s)"
         )
     # A worker that restarted (same credentials) heartbeats again but no longer runs it.
-    grace = timedelta(seconds=setting("WORKER_OFFLINE_AFTER_S"))
+    grace = timedelta(seconds=settings.WORKER_OFFLINE_AFTER_S)
     reported = worker.reported_run or {}
     started = run.started_at or now
     if now - started > grace and (reported.get("id"), reported.get("attempt")) != (run.pk, run.attempt):
@@ -123,7 +123,7 @@ def _end(run: Run, state: str, reason: str, now: datetime) -> None:
     run.last_error = reason
     run.note(state, reason)
     run.save(update_fields=["state", "finished_at", "last_error", "history"])
-    notify_release(run=run)
+    announce_run_finished(run=run)
 
 
 def runs_sweep(*, now: datetime | None = None) -> SweepReport:
@@ -148,20 +148,19 @@ def runs_sweep(*, now: datetime | None = None) -> SweepReport:
             reason = _lost_reason(run, run.worker, now)
             if reason is None:
                 continue
-            other = _replacement(run, run.worker) if run.attempt < setting("RUN_MAX_ATTEMPTS") else None
+            other = _replacement(run, run.worker) if run.attempt < settings.RUN_MAX_ATTEMPTS else None
             if other is not None:
                 _requeue(run, reason, other)
                 report.requeued.append(run.pk)
             else:
                 why = (
                     "no other fitting worker is online"
-                    if run.attempt < setting("RUN_MAX_ATTEMPTS")
+                    if run.attempt < settings.RUN_MAX_ATTEMPTS
                     else (f"attempt {run.attempt} was the last allowed")
                 )
                 _end(run, RunState.FAILED, f"{reason}; not retried: {why}", now)
                 report.failed.append(run.pk)
     _reroute_from_revoked(report, now)
-    _conclude_left_behind()
     return report
 
 
@@ -187,27 +186,10 @@ def _reroute_from_revoked(report: SweepReport, now: datetime) -> None:
                 continue
             gone = Worker.objects.get(pk=revoked[run.queue])
             reason = f"worker {gone.name} (#{gone.pk}) was revoked before it started attempt {run.attempt}"
-            other = _replacement(run, gone) if run.attempt < setting("RUN_MAX_ATTEMPTS") else None
+            other = _replacement(run, gone) if run.attempt < settings.RUN_MAX_ATTEMPTS else None
             if other is not None:
                 _requeue(run, reason, other)
                 report.requeued.append(run.pk)
             else:
                 _end(run, RunState.FAILED, f"{reason}; no other fitting worker is online", now)
                 report.failed.append(run.pk)
-
-
-def _conclude_left_behind() -> None:
-    """Releases still benchmarking whose runs have all ended (the hook after commit was
-    lost with its process)."""
-    from releases_app.choices import ReleaseState
-
-    release_ids = (
-        Run.objects.filter(release__state=ReleaseState.BENCHMARKING)
-        .values_list("release_id", flat=True)
-        .distinct()
-    )
-    for release_id in release_ids:
-        if not Run.objects.filter(
-            release_id=release_id, state__in=[RunState.QUEUED, RunState.RUNNING]
-        ).exists():
-            release_conclude_quietly(release_id=release_id)

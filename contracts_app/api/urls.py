@@ -1,6 +1,6 @@
 from django.urls import path
 
-from contracts_app.api import checklist, documents, views
+from contracts_app.api import documents, views
 
 urlpatterns = [
     path("routes/", views.RouteListApi.as_view(), name="api-routes"),
@@ -11,7 +11,6 @@ urlpatterns = [
         "routes/<str:slug>/versions/<int:number>/render", views.RenderApi.as_view(), name="api-version-render"
     ),
     path("routes/<str:slug>/diff", views.DiffApi.as_view(), name="api-diff"),
-    path("routes/<str:slug>/checklist", checklist.ChecklistApi.as_view(), name="api-route-checklist"),
     path("contracts/validate", documents.ValidateApi.as_view(), name="api-contracts-validate"),
     path("contracts/import", documents.ImportApi.as_view(), name="api-contracts-import"),
     path("contracts/schema.json", documents.ContractSchemaApi.as_view(), name="api-contracts-schema"),

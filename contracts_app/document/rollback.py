@@ -31,7 +31,7 @@ def parse_rollback_target(text: str) -> RollbackTarget | None:
         return None
     if match.group(2):
         return RollbackTarget("version", int(match.group(2)))
-    return RollbackTarget(match.group(1))
+    return RollbackTarget("previous" if match.group(1) == "previous" else "speculation_off")
 
 
 def rollback_target_of(document: dict[str, Any]) -> RollbackTarget:

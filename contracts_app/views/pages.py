@@ -1,4 +1,5 @@
-"""Dashboard pages for routes, versions and diffs. Reads only, through selectors."""
+"""A contract version's page and the diff of two versions: pages that read contracts only
+(pages that read across domains, such as the route page, are dashboard_app's)."""
 
 from __future__ import annotations
 
@@ -12,11 +13,7 @@ from django.shortcuts import render
 from contracts_app import selectors
 from contracts_app.document import ENGINES, diff_documents, highest_impact, validate_document
 from contracts_app.document import render as render_engine
-from contracts_app.selectors.checklist import route_checklist
-from contracts_app.selectors.overview import route_rows
 from contracts_app.views.diff_table import side_by_side
-from contracts_app.views.filters import RouteFilterForm
-from releases_app.models import Release
 from specpact.errors import NotFound
 
 # Document sections in the order the version page shows them; each has an anchor
@@ -24,7 +21,7 @@ from specpact.errors import NotFound
 SECTIONS = ("target", "speculation", "assets", "compatibility", "lanes", "measurement", "rollback")
 
 
-def _route_or_404(slug: str) -> Any:
+def route_or_404(slug: str) -> Any:
     try:
         return selectors.route_get(slug)
     except NotFound as exc:
@@ -32,41 +29,8 @@ def _route_or_404(slug: str) -> Any:
 
 
 @login_required
-def routes_overview(request: HttpRequest) -> HttpResponse:
-    form = RouteFilterForm(request.GET or None)
-    rows = route_rows(**form.filters())
-    filtered = form.is_bound and form.is_valid() and any(form.cleaned_data.values())
-    return render(
-        request,
-        "contracts/routes_overview.html",
-        {"rows": rows, "form": form, "filtered": filtered, "nav": "routes"},
-    )
-
-
-@login_required
-def route_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    route = _route_or_404(slug)
-    versions = list(selectors.version_list(route))
-    releases = list(
-        Release.objects.filter(route=route).select_related("baseline_version", "candidate_version")[:10]
-    )
-    return render(
-        request,
-        "contracts/route_detail.html",
-        {
-            "route": route,
-            "versions": versions,
-            "active": route.active_version,
-            "checklist": route_checklist(route),
-            "releases": releases,
-            "nav": "routes",
-        },
-    )
-
-
-@login_required
 def version_detail(request: HttpRequest, slug: str, number: int) -> HttpResponse:
-    route = _route_or_404(slug)
+    route = route_or_404(slug)
     try:
         version = selectors.version_get(route, number)
     except NotFound as exc:
@@ -102,7 +66,7 @@ def _renderable(contract: Any) -> list[str]:
 
 @login_required
 def diff_page(request: HttpRequest, slug: str) -> HttpResponse:
-    route = _route_or_404(slug)
+    route = route_or_404(slug)
     versions = list(selectors.version_list(route))
     context: dict[str, Any] = {"route": route, "versions": versions, "nav": "routes"}
     try:

@@ -3,6 +3,7 @@ with the route and release rows locked, write their audit event in that transact
 raise specpact.errors.DomainError (409 for a transition the state refuses)."""
 
 from releases_app.services.decisions import release_approve, release_cancel, release_reject
+from releases_app.services.gate_verdict import release_conclude, releases_conclude_left_behind
 from releases_app.services.proposals import (
     release_create,
     release_fail,
@@ -14,10 +15,12 @@ from releases_app.services.rollback import release_rollback
 __all__ = [
     "release_approve",
     "release_cancel",
+    "release_conclude",
     "release_create",
     "release_fail",
     "release_gate_complete",
     "release_reject",
     "release_rollback",
     "release_start_benchmark",
+    "releases_conclude_left_behind",
 ]

@@ -14,6 +14,7 @@ from audit_app.services import audit_record
 from contracts_app.models import Route
 from releases_app.choices import TRANSITIONS
 from releases_app.models import Release
+from releases_app.services.guards import check_transition
 from specpact.errors import Conflict, DomainError, FieldError, NotFound, PreconditionFailed
 
 
@@ -78,12 +79,7 @@ def move(
     doesn't start from, write it with a conditional UPDATE (state and lock_version as read),
     and append its audit event in the same transaction."""
     transition = TRANSITIONS[name]
-    if release.state not in transition.sources:
-        allowed = ", ".join(str(s) for s in transition.sources)
-        raise Conflict(
-            f"Release {release.pk} is {release.state}; '{name}' is only allowed from {allowed}.",
-            code="invalid_transition",
-        )
+    check_transition(release, name)
     before = snapshot(release)
     changes = {"state": transition.target, "lock_version": release.lock_version + 1, **fields}
     updated = Release.objects.filter(

@@ -6,9 +6,10 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 
-from accounts_app.permissions import has_role, require_role
+from accounts_app.permissions import require_role
 from audit_app.actors import Actor, as_actor
 from audit_app.services import audit_record
+from benchmarks_app.services import release_runs_cancel
 from contracts_app.models import Route
 from contracts_app.services import route_activate
 from releases_app.choices import MIN_JUSTIFICATION_LENGTH, DecisionKind, GateVerdict, ReleaseState
@@ -20,7 +21,8 @@ from releases_app.services._common import (
     move,
     require_reason,
 )
-from specpact.errors import Conflict, DomainError, FieldError, Forbidden
+from releases_app.services.guards import check_may_approve, check_may_cancel, check_may_reject
+from specpact.errors import Conflict, DomainError, FieldError
 
 
 def record_decision(
@@ -122,17 +124,7 @@ def release_approve(
     with transaction.atomic():
         route, locked = lock_release(release, actor=who)
         check_if_match(locked, expected_lock)
-        if locked.state != ReleaseState.AWAITING_REVIEW:
-            raise Conflict(
-                f"Release {locked.pk} is {locked.state}; only a release awaiting review can be approved.",
-                code="invalid_transition",
-            )
-        if who.user is None or who.user.pk == locked.proposed_by_id:
-            raise DomainError(
-                f"Four eyes: the proposer of release {locked.pk} can't approve it; another approver must.",
-                status=403,
-                code="four_eyes",
-            )
+        check_may_approve(locked, who)
         justification = _check_override(locked, override, justification)
         if route.active_version_id != locked.baseline_version_id:
             raise Conflict(
@@ -177,8 +169,6 @@ def _stop_benchmark(release: Release, actor: Actor, reason: str) -> None:
     Runs are locked before the release's own audit event takes the chain lock."""
     if release.state != ReleaseState.BENCHMARKING:
         return
-    from benchmarks_app.services import release_runs_cancel
-
     release_runs_cancel(release=release, actor=actor, reason=f"release {release.pk} stopped: {reason}")
 
 
@@ -196,6 +186,7 @@ def release_reject(
     with transaction.atomic():
         _, locked = lock_release(release, actor=who)
         check_if_match(locked, expected_lock)
+        check_may_reject(locked, who)
         _stop_benchmark(locked, who, reason)
         move(locked, "reject", actor=who, reason=reason, request_id=request_id)
         record_decision(locked, DecisionKind.REJECT, actor=who, reason=reason)
@@ -217,9 +208,7 @@ def release_cancel(
     with transaction.atomic():
         _, locked = lock_release(release, actor=who)
         check_if_match(locked, expected_lock)
-        is_proposer = who.user is not None and who.user.pk == locked.proposed_by_id
-        if not is_proposer and not has_role(who, "approver"):
-            raise Forbidden("Only the proposer or an approver can cancel a release.")
+        check_may_cancel(locked, who)
         _stop_benchmark(locked, who, reason)
         move(locked, "cancel", actor=who, reason=reason, request_id=request_id)
         record_decision(locked, DecisionKind.CANCEL, actor=who, reason=reason)

@@ -9,6 +9,7 @@ from django.db import IntegrityError, transaction
 from accounts_app.permissions import ensure_route_access, require_role
 from audit_app.actors import Actor, as_actor
 from audit_app.services import audit_record
+from benchmarks_app.services import release_runs_create
 from contracts_app.document import diff_documents
 from contracts_app.models import ContractVersion, Route
 from releases_app.choices import GateVerdict, ReleaseState
@@ -27,9 +28,6 @@ def _needs_benchmark(baseline: ContractVersion | None, changes: list[dict[str, A
 
 def _request_benchmark(release: Release, actor: Actor) -> None:
     """Create the release's benchmark runs (and their dispatch) in this transaction."""
-    # Imported here: benchmarks_app calls back into this app when the runs end.
-    from benchmarks_app.services import release_runs_create
-
     release_runs_create(release=release, actor=actor)
 
 

@@ -15,6 +15,7 @@ from releases_app.choices import DecisionKind
 from releases_app.models import Release
 from releases_app.services._common import check_if_match, lock_release, move, require_reason
 from releases_app.services.decisions import record_decision
+from releases_app.services.guards import check_may_rollback
 from specpact.errors import Conflict
 
 
@@ -33,7 +34,7 @@ def rollback_target(route: Route, release: Release, *, actor: Actor, request_id:
                 code="rollback_target_missing",
             )
         return release.baseline_version
-    if target.kind == "version":
+    if target.number is not None:  # version:N
         version = ContractVersion.objects.filter(route=route, number=target.number).first()
         if version is None:
             raise Conflict(
@@ -67,12 +68,7 @@ def release_rollback(
     with transaction.atomic():
         route, locked = lock_release(release, actor=who)
         check_if_match(locked, expected_lock)
-        if locked.state != "active":
-            raise Conflict(
-                f"Release {locked.pk} is {locked.state}; "
-                "only the active release of a route can be rolled back.",
-                code="invalid_transition",
-            )
+        check_may_rollback(locked, who)
         target = rollback_target(route, locked, actor=who, request_id=request_id)
         if target.pk == route.active_version_id:
             raise Conflict(

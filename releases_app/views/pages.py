@@ -1,9 +1,9 @@
-"""Release pages. Thin: validate a form, call one service, message and redirect; a
-DomainError becomes an error message on the page, never a 500."""
+"""Release pages: the list, and the decisions posted from the release page (the page
+itself reads across domains and is dashboard_app's). Thin: validate a form, call one
+service, message and redirect; a DomainError becomes an error message, never a 500."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace
 from typing import Any
 
 from django import forms
@@ -17,9 +17,7 @@ from django.views.decorators.http import require_POST
 
 from accounts_app.permissions import has_role
 from audit_app.actors import actor_from_request
-from contracts_app.views.diff_table import side_by_side
 from releases_app import selectors, services
-from releases_app.choices import GateVerdict, ReleaseState
 from releases_app.forms import ApproveForm, DecisionForm, ProposeForm, ReleaseFilterForm
 from releases_app.models import Release
 from specpact.errors import DomainError, NotFound
@@ -30,23 +28,6 @@ def _release_or_404(request: HttpRequest, release_id: int) -> Release:
         return selectors.release_get(subject=request, release_id=release_id)
     except NotFound as exc:
         raise Http404(exc.detail) from None
-
-
-def allowed_actions(request: HttpRequest, release: Release) -> set[str]:
-    """The forms to show: what this user could do now (the services decide for real)."""
-    is_proposer = request.user.pk == release.proposed_by_id
-    approver = has_role(request, "approver")
-    actions: set[str] = set()
-    if approver and release.state == ReleaseState.AWAITING_REVIEW and not is_proposer:
-        actions.add("approve")
-    if approver and release.state in (ReleaseState.BENCHMARKING, ReleaseState.AWAITING_REVIEW):
-        actions.add("reject")
-    cancellable = (ReleaseState.PROPOSED, ReleaseState.BENCHMARKING, ReleaseState.AWAITING_REVIEW)
-    if release.state in cancellable and (approver or (is_proposer and has_role(request, "operator"))):
-        actions.add("cancel")
-    if approver and release.state == ReleaseState.ACTIVE:
-        actions.add("rollback")
-    return actions
 
 
 @login_required
@@ -67,26 +48,6 @@ def release_list(request: HttpRequest) -> HttpResponse:
             "nav": "releases",
         },
     )
-
-
-@login_required
-def release_detail(request: HttpRequest, release_id: int) -> HttpResponse:
-    release = _release_or_404(request, release_id)
-    actions = allowed_actions(request, release)
-    initial = {"lock_version": release.lock_version}
-    context: dict[str, Any] = {
-        "release": release,
-        # Stored as dicts; the diff table reads attributes.
-        "rows": side_by_side([SimpleNamespace(**change) for change in release.diff]),
-        "decisions": selectors.release_decisions(release),
-        "timeline": selectors.release_timeline(release),
-        "actions": actions,
-        "gate_failed": release.gate_verdict == GateVerdict.FAIL,
-        "approve_form": ApproveForm(initial=initial),
-        "decision_form": DecisionForm(initial=initial),
-        "nav": "releases",
-    }
-    return render(request, "releases/release_detail.html", context)
 
 
 _SERVICES = {

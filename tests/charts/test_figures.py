@@ -7,7 +7,7 @@ import json
 import plotly.graph_objects as go
 import pytest
 
-from benchmarks_app.charts import (
+from dashboard_app.charts import (
     acceptance_by_level,
     figure_json,
     fleet_heatmap,
@@ -19,7 +19,7 @@ from benchmarks_app.charts import (
     tokens_per_chunk,
     ttft_by_level,
 )
-from benchmarks_app.charts.style import ARM_STYLE
+from dashboard_app.charts.style import ARM_STYLE
 
 
 def names(fig: dict) -> list[str]:

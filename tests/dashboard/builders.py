@@ -32,11 +32,10 @@ from django.test import override_settings
 from audit_app.actors import Actor
 from benchmarks_app.models import Run, Worker
 from benchmarks_app.services.lifecycle import run_progress, run_result_submit, run_start
-from benchmarks_app.services.release_hooks import release_conclude
 from benchmarks_app.services.workers import bootstrap_token_create, worker_register
 from contracts_app.models import ContractVersion, Route
 from releases_app.models import Release
-from releases_app.services import release_approve, release_create
+from releases_app.services import release_approve, release_conclude, release_create
 from tests.factories import example, make_version, variant
 from tests.workers.conftest import free_port, wait_for
 from worker.agent.execute import execute

@@ -11,7 +11,7 @@ import pytest
 from django.test import Client
 
 from contracts_app.selectors import route_get
-from contracts_app.selectors.checklist import QUESTIONS, route_checklist
+from dashboard_app.selectors.checklist import QUESTIONS, route_checklist
 from releases_app.models import Release
 from releases_app.services import release_approve, release_create, release_rollback
 from tests.dashboard.builders import baseline_document, benchmarked_release, candidate_document
@@ -25,7 +25,18 @@ def answers(slug: str) -> list[Any]:
 
 
 def activate(release: Release, approver: Any) -> None:
-    release_approve(release=release, actor=approver, reason="reviewed the gate")
+    """Approve and activate. These tests are about the answers, not the verdict: a real
+    benchmark on a loaded machine may fail its gate, which then takes an override."""
+    if release.gate_verdict == "fail":
+        release_approve(
+            release=release,
+            actor=approver,
+            reason="reviewed the gate",
+            override=True,
+            justification="the checklist wording is under test here, not the speedup",
+        )
+    else:
+        release_approve(release=release, actor=approver, reason="reviewed the gate")
 
 
 def go_live(slug: str, document: dict[str, Any], proposer: Any, approver: Any) -> None:

@@ -16,8 +16,8 @@ from django.utils.html import escape
 
 from benchmarks_app.models import Run
 from benchmarks_app.services.lifecycle import run_fail, run_start
-from benchmarks_app.services.release_hooks import release_conclude
 from releases_app.models import Release
+from releases_app.services import release_conclude
 from tests.dashboard.builders import (
     active_route,
     benchmarked_release,

@@ -12,8 +12,8 @@ from datetime import UTC, datetime
 import numpy as np
 
 from benchmarks_app.aggregates import aggregate_result
-from benchmarks_app.charts import memory_by_level, release_figures, tokens_per_chunk
 from benchmarks_app.gate import GateRules, Verdict, evaluate_gate, gate_input_from_harness
+from dashboard_app.charts import memory_by_level, release_figures, tokens_per_chunk
 from worker.harness.aggregate import build_level
 from worker.harness.results import (
     BenchResult,

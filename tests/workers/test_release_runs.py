@@ -15,7 +15,7 @@ from benchmarks_app.services import release_runs_cancel
 from benchmarks_app.services.lifecycle import run_fail, run_result_submit, run_start
 from contracts_app.models import Route
 from releases_app.models import Release
-from releases_app.services import release_create
+from releases_app.services import release_create, releases_conclude_left_behind
 from tests.factories import example, make_version, variant
 from tests.workers.conftest import GPU_HARDWARE, register
 
@@ -104,3 +104,22 @@ def test_cancelling_a_releases_runs_cancels_the_active_ones(operator: Any) -> No
     assert {r.state for r in Run.objects.filter(release=release)} == {RunState.CANCELLED}
     assert all("superseded by v3" in r.last_error for r in Run.objects.filter(release=release))
     assert not OutboxMessage.objects.filter(discarded_at__isnull=True, published_at__isnull=True).exists()
+
+
+def test_a_release_whose_run_signal_was_lost_is_concluded_by_the_periodic_pass(operator: Any) -> None:
+    release = _release(operator)
+    # The runs end without their signal (as if the process died after the commit).
+    Run.objects.filter(release=release).update(state=RunState.FAILED, last_error="worker lost")
+    assert Release.objects.get(pk=release.pk).state == "benchmarking"
+    assert releases_conclude_left_behind() == [release.pk]
+    release.refresh_from_db()
+    assert release.state == "failed" and "worker lost" in release.failure_reason
+    assert releases_conclude_left_behind() == []
+
+
+def test_the_periodic_pass_leaves_a_release_with_an_active_run_alone(operator: Any) -> None:
+    release = _release(operator)
+    first = Run.objects.filter(release=release).order_by("id").first()
+    Run.objects.filter(pk=first.pk).update(state=RunState.FAILED, last_error="worker lost")
+    assert releases_conclude_left_behind() == []
+    assert Release.objects.get(pk=release.pk).state == "benchmarking"

@@ -8,9 +8,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
-from benchmarks_app.conf import setting
 from benchmarks_app.services.outbox import outbox_relay, outbox_retry_now
 
 
@@ -32,4 +32,4 @@ class Command(BaseCommand):
             )
             if not options["loop"]:
                 return
-            time.sleep(float(setting("OUTBOX_RELAY_INTERVAL_S")))
+            time.sleep(float(settings.OUTBOX_RELAY_INTERVAL_S))

@@ -1,0 +1,57 @@
+"""The six checklist questions of a route (DESIGN §6), answered in plain words from its
+active contract and the evidence behind it: contract fields, benchmark runs, audit events.
+
+One selector for the route page, the printable card, its Markdown export and
+`GET /api/v1/routes/{slug}/checklist`, so the four never disagree. A fixed number of
+queries whatever the route's history: the active version comes with the route, then one
+query each for the release that activated it, its approval, and the runs that measured it.
+"""
+
+from __future__ import annotations
+
+from contracts_app.models import Route
+from dashboard_app.selectors.checklist.answers import (
+    QUESTIONS,
+    STATUS_WORDS,
+    Answer,
+    Checklist,
+    Evidence,
+    audit_url,
+)
+from dashboard_app.selectors.checklist.contract import q2_dependencies, q3_compatibility, q4_lanes
+from dashboard_app.selectors.checklist.history import activating_release, q1_method, q6_rollback
+from dashboard_app.selectors.checklist.measured import MeasuredLane, measured_lanes, q5_measured
+
+__all__ = [
+    "QUESTIONS",
+    "STATUS_WORDS",
+    "Answer",
+    "Checklist",
+    "Evidence",
+    "MeasuredLane",
+    "audit_url",
+    "measured_lanes",
+    "route_checklist",
+]
+
+
+def route_checklist(route: Route) -> Checklist:
+    """`route` as `contracts_app.selectors.route_get` returns it (active version joined)."""
+    version = route.active_version
+    if version is None:
+        missing = "No version of this route is active yet, so nothing is promised: propose a release."
+        return Checklist(route.slug, None, [Answer(q, missing, "missing") for q in QUESTIONS])
+    doc = version.document
+    activation = activating_release(route, version)
+    return Checklist(
+        route.slug,
+        version.number,
+        [
+            q1_method(route, version, doc, activation),
+            q2_dependencies(route, version, doc),
+            q3_compatibility(route, version, doc),
+            q4_lanes(route, version, doc),
+            q5_measured(route, version, doc),
+            q6_rollback(route, version, doc, activation),
+        ],
+    )

@@ -1,0 +1,99 @@
+"""The release page's evidence: the gate's verdict and reasons, the charts built on the
+server from per-run aggregates and the gate result, and the benchmark's progress.
+
+Reads a fixed number of queries per page: the release's runs, then their aggregates.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from benchmarks_app.aggregates import aggregate_result
+from benchmarks_app.choices import ACTIVE_STATES, RunState
+from benchmarks_app.models import Run, RunResult
+from benchmarks_app.selectors import unserved_queues
+from dashboard_app.charts import figure_json, release_figures
+from releases_app.choices import ReleaseState
+from releases_app.models import Release
+
+ARMS = ("baseline", "candidate")
+
+
+def lane_aggregates(runs: list[Run]) -> dict[str, dict[str, list[dict[str, Any]]]]:
+    """lane → arm → level aggregates of the succeeded runs, as stored with their results
+    (`RunResult.aggregates`), in one query. A result stored before aggregates were (the
+    migration gave it `{}`) is aggregated from its raw samples once per view, in a second
+    query that only such results cost."""
+    done = {r.pk: r.lane for r in runs if r.state == RunState.SUCCEEDED}
+    out: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    if not done:
+        return out
+    missing = []
+    for run_id, stored in RunResult.objects.filter(run_id__in=done).values_list("run_id", "aggregates"):
+        if stored:
+            out[done[run_id]] = {arm: list(stored.get(arm) or []) for arm in ARMS}
+        else:
+            missing.append(run_id)
+    if missing:
+        for run_id, payload in RunResult.objects.filter(run_id__in=missing).values_list("run_id", "payload"):
+            out[done[run_id]] = {arm: aggregate_result((payload or {}).get(arm) or {}) for arm in ARMS}
+    return out
+
+
+def _lane_groups(figures: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    groups: dict[str | None, list[dict[str, Any]]] = defaultdict(list)
+    for fig in figures:
+        # Distributions have a panel per load level: they get the page's full width.
+        wide = fig["id"].endswith("-tpot")
+        groups[fig["lane"]].append(
+            {"id": fig["id"], "title": fig["title"], "json": figure_json(fig["figure"]), "wide": wide}
+        )
+    return [{"lane": lane, "charts": charts} for lane, charts in groups.items()]
+
+
+def release_evidence(release: Release) -> dict[str, Any]:
+    """Everything `dashboard/_evidence.html` shows for `release`."""
+    progress = progress_context(release)
+    runs = progress["runs"]
+    gate = release.gate_result if isinstance(release.gate_result, dict) else None
+    measurement = (release.candidate_version.document or {}).get("measurement") or {}
+    aggregates = lane_aggregates(runs)
+    figures = []
+    if aggregates:
+        figures = release_figures(
+            baseline={lane: arms["baseline"] for lane, arms in aggregates.items()},
+            candidate={lane: arms["candidate"] for lane, arms in aggregates.items()},
+            gate=gate,
+            min_headroom_gib=measurement.get("memory_headroom_min_gib"),
+        )
+    checks = (gate or {}).get("checks") or []
+    rules = [
+        {**rule, "checks": [c for c in checks if c.get("rule_id") == rule.get("rule_id")]}
+        for rule in (gate or {}).get("rules") or []
+    ]
+    return {
+        **progress,
+        "gate": gate,
+        "rules": rules,
+        "crossovers": (gate or {}).get("crossover") or [],
+        "groups": _lane_groups(figures),
+    }
+
+
+def progress_context(release: Release) -> dict[str, Any]:
+    """What the progress table shows: the runs, whether to keep polling, and the queues
+    nobody serves (so a run that cannot start says so instead of waiting silently)."""
+    runs = list(Run.objects.filter(release=release).select_related("worker").order_by("id"))
+    return {
+        "release": release,
+        "runs": runs,
+        "active": progress_active(release, runs),
+        "unserved": unserved_queues(runs),
+    }
+
+
+def progress_active(release: Release, runs: list[Run]) -> bool:
+    """Poll while the benchmark can still change: runs queued or running, or the release
+    still waiting for its gate."""
+    return release.state == ReleaseState.BENCHMARKING or any(r.state in ACTIVE_STATES for r in runs)

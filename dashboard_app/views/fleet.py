@@ -1,0 +1,39 @@
+"""The fleet view: measured speedups as a lane × route heatmap, with a table that says
+the same for screen readers, printouts and browsers without JavaScript."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from dashboard_app.charts import figure_json, fleet_heatmap
+from dashboard_app.selectors.overview import fleet_cells, route_rows
+
+
+def _fit_labels(figure: dict[str, Any]) -> dict[str, Any]:
+    """Lane and route names are free text: let Plotly widen the margins to fit them."""
+    for axis in ("xaxis", "yaxis"):
+        figure.setdefault("layout", {}).setdefault(axis, {})["automargin"] = True
+    return figure
+
+
+@login_required
+def fleet_page(request: HttpRequest) -> HttpResponse:
+    rows = route_rows()
+    cells = fleet_cells(rows)
+    routes = sorted({c["route"] for c in cells})
+    lanes = sorted({c["lane"] for c in cells})
+    by_pair = {(c["lane"], c["route"]): c for c in cells}
+    table = [(lane, [by_pair.get((lane, route)) for route in routes]) for lane in lanes]
+    context = {
+        "cells": cells,
+        "routes": routes,
+        "table": table,
+        "unmeasured": [row.route.slug for row in rows if not row.speedups],
+        "figure": figure_json(_fit_labels(fleet_heatmap(cells))) if cells else None,
+        "nav": "fleet",
+    }
+    return render(request, "dashboard/fleet.html", context)

@@ -1,0 +1,48 @@
+"""The routes overview and a route's page: the active contract, its history, its releases
+and the six checklist answers."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from contracts_app import selectors
+from contracts_app.views.pages import route_or_404
+from dashboard_app.filters import RouteFilterForm
+from dashboard_app.selectors.checklist import route_checklist
+from dashboard_app.selectors.overview import route_rows
+from releases_app.models import Release
+
+
+@login_required
+def routes_overview(request: HttpRequest) -> HttpResponse:
+    form = RouteFilterForm(request.GET or None)
+    rows = route_rows(**form.filters())
+    filtered = form.is_bound and form.is_valid() and any(form.cleaned_data.values())
+    return render(
+        request,
+        "dashboard/routes_overview.html",
+        {"rows": rows, "form": form, "filtered": filtered, "nav": "routes"},
+    )
+
+
+@login_required
+def route_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    route = route_or_404(slug)
+    versions = list(selectors.version_list(route))
+    releases = list(
+        Release.objects.filter(route=route).select_related("baseline_version", "candidate_version")[:10]
+    )
+    return render(
+        request,
+        "dashboard/route_detail.html",
+        {
+            "route": route,
+            "versions": versions,
+            "active": route.active_version,
+            "checklist": route_checklist(route),
+            "releases": releases,
+            "nav": "routes",
+        },
+    )

@@ -1,0 +1,16 @@
+"""releases_app's answers to what other apps announce."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.dispatch import receiver
+
+from benchmarks_app.signals import run_finished
+from releases_app.services.gate_verdict import release_conclude_quietly
+
+
+@receiver(run_finished, dispatch_uid="releases_app.conclude_on_run_finished")
+def conclude_on_run_finished(sender: Any, *, run_id: int, release_id: int | None, **_: Any) -> None:
+    if release_id is not None:
+        release_conclude_quietly(release_id=release_id)

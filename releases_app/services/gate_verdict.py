@@ -1,0 +1,99 @@
+"""The end of a release's benchmark: when its last run has ended, fail the release if any
+run did not succeed, else evaluate the gate on the results and move the release to review
+with the verdict.
+
+benchmarks_app says that a run ended (its `run_finished` signal, after the run's commit);
+this module decides what that means for the release, in its own transaction, so the
+gate's bootstrap never holds the worker's result upload. A release left behind (a process
+that died between a run's commit and the signal) is concluded by the periodic
+`releases_conclude_left_behind`.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.db import connection, transaction
+
+from audit_app.actors import Actor
+from benchmarks_app.choices import ACTIVE_STATES, RunState
+from benchmarks_app.gate import GateRules, evaluate_gate, gate_input_from_harness
+from benchmarks_app.models import Run
+from benchmarks_app.selectors import runs_of_release
+from releases_app.choices import ReleaseState
+from releases_app.models import Release
+from releases_app.services.proposals import release_fail, release_gate_complete
+
+log = logging.getLogger(__name__)
+
+# Serializes the conclusion of one release across processes (PostgreSQL advisory lock;
+# SQLite has one writer anyway). Any constant works: it only namespaces the lock.
+_LOCK_NAMESPACE = 0x5BE_4C4
+
+
+def release_conclude_quietly(*, release_id: int) -> None:
+    try:
+        release_conclude(release_id=release_id)
+    except Exception:  # the periodic pass concludes it later; the run's own commit stands
+        log.exception("concluding release %s failed; the periodic pass will retry", release_id)
+
+
+def _failure_reason(runs: list[Run]) -> str:
+    bad = [r for r in runs if r.state != RunState.SUCCEEDED]
+    parts = [f"run {r.pk} (lane {r.lane}) {r.state}: {r.last_error or 'no reason given'}" for r in bad]
+    return "benchmark did not complete: " + "; ".join(parts)
+
+
+def _gate(runs: list[Run], release: Release) -> tuple[str, dict[str, Any]]:
+    """(verdict, gate result as JSON)."""
+    results = {r.lane: r.result.payload for r in runs}
+    data = gate_input_from_harness(
+        baseline={lane: p["baseline"] for lane, p in results.items()},
+        candidate={lane: p["candidate"] for lane, p in results.items()},
+    )
+    rules = GateRules.from_measurement(release.candidate_version.document.get("measurement", {}))
+    result = evaluate_gate(data, rules, seed=release.pk)
+    return str(result.verdict.value), result.as_dict()
+
+
+def release_conclude(*, release_id: int) -> str:
+    """What it did, in words (for logs and the periodic pass's report)."""
+    system = Actor.system("benchmarks")
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_LOCK_NAMESPACE, release_id])
+        release = Release.objects.select_related("candidate_version").get(pk=release_id)
+        if release.state != ReleaseState.BENCHMARKING:
+            return f"release {release_id} is {release.state}: nothing to do"
+        runs = list(runs_of_release(release_id).select_related("result"))
+        if not runs or any(r.state in ACTIVE_STATES for r in runs):
+            return f"release {release_id}: runs still active"
+        if any(r.state != RunState.SUCCEEDED for r in runs):
+            release_fail(release=release, reason=_failure_reason(runs), actor=system)
+            return f"release {release_id} failed"
+        try:
+            verdict, gate_result = _gate(runs, release)
+        except Exception as exc:  # bad inputs to the gate end the release with the reason
+            log.exception("gate of release %s failed", release_id)
+            release_fail(
+                release=release, reason=f"the gate could not evaluate the results: {exc}", actor=system
+            )
+            return f"release {release_id} failed in the gate"
+        release_gate_complete(release=release, verdict=verdict, gate_result=gate_result, actor=system)
+        return f"release {release_id}: gate {verdict}"
+
+
+def releases_conclude_left_behind() -> list[int]:
+    """Releases still benchmarking whose runs have all ended: the signal after a run's
+    commit was lost with its process. Returns the ids it tried."""
+    ids = list(
+        Release.objects.filter(state=ReleaseState.BENCHMARKING, runs__isnull=False)
+        .exclude(runs__state__in=list(ACTIVE_STATES))  # any run still active keeps it out
+        .values_list("id", flat=True)
+        .distinct()
+    )
+    for release_id in ids:
+        release_conclude_quietly(release_id=release_id)
+    return ids
