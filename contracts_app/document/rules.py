@@ -174,6 +174,12 @@ def _params(doc: ContractDocument) -> Iterator[FieldError]:
         )
     if p.token_schedule is not None:
         yield from _token_schedule(doc)
+    least = p.min_speculative_tokens
+    if least is not None and least > (doc.speculation.num_speculative_tokens or 0):
+        yield FieldError(
+            "speculation.params.min_speculative_tokens",
+            f"larger than speculation.num_speculative_tokens ({doc.speculation.num_speculative_tokens})",
+        )
     if p.parallel_drafting:
         if engine != "vllm":
             yield FieldError(

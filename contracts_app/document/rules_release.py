@@ -19,6 +19,7 @@ _PARAMS = (
     "token_schedule",
     "heterogeneous_vocab",
     "parallel_drafting",
+    "min_speculative_tokens",
     "eagle_topk",
     "num_draft_tokens",
 )
@@ -210,6 +211,15 @@ def _engine_specific(doc: ContractDocument, view: ReleaseView) -> Iterator[Field
             "speculation.num_speculative_tokens",
             f"{view.label}'s ngram-cache drafts {NGRAM_CACHE_TOKENS} tokens and no flag changes it "
             f"(measured on b11434); say {NGRAM_CACHE_TOKENS} or use another n-gram variant",
+        )
+    counted = spec.method in ("draft_model", "early_exit") or (
+        spec.method == "mtp" and doc.asset("mtp_assistant")
+    )
+    if engine == "transformers" and counted and not view.has("num_assistant_tokens"):
+        yield FieldError(
+            "speculation.num_speculative_tokens",
+            f"{view.label} cannot be told the assistant's token count: num_assistant_tokens arrived in "
+            "Transformers 4.35.0 (generation/configuration_utils.py)",
         )
     own_layers = spec.method == "mtp" and doc.asset("mtp_assistant") is None
     if engine == "transformers" and own_layers and view.concept("mtp_own_layers") is None:

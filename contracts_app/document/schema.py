@@ -81,6 +81,12 @@ class SpeculationParams(_Model):
         description="vLLM only: speculative tokens by batch size, smallest batches first "
         "(num_speculative_tokens_per_batch_size); fewer tokens as the batch grows.",
     )
+    min_speculative_tokens: int | None = Field(
+        default=None,
+        ge=0,
+        description="llama.cpp only: the fewest tokens a draft must have to be verified "
+        "(--spec-draft-n-min, --spec-ngram-mod-n-min; --draft-min before b8942).",
+    )
     parallel_drafting: bool | None = Field(
         default=None,
         description="vLLM only (0.16.0 and later): all speculative tokens drafted in one pass "

@@ -50,37 +50,104 @@ class Command:
 
 
 def split_words(command: str | Sequence[str]) -> list[str]:
-    """Words of a pasted command. One string (or a one-word list holding a whole command)
-    is split as a shell would, after joining `\\`-continued lines; a lone `\\` word, as
-    left by a command flattened onto one line, is dropped."""
+    return split_command(command)[0]
+
+
+def split_command(command: str | Sequence[str]) -> tuple[list[str], list[str]]:
+    """(words, notes) of a pasted command. One string (or a one-word list holding a whole
+    command) is split as a shell would, after joining `\\`-continued lines; a lone `\\`
+    word, as left by a command flattened onto one line, is dropped. A paste of several
+    lines keeps its `NAME=value` lines (they are expanded in the command, as the shell
+    would) and its first command; later commands are noted and left out."""
     if isinstance(command, str):
         text = command
     elif len(command) == 1 and (" " in command[0] or "\n" in command[0]):
         text = command[0]
     else:
-        return [w for w in command if w != "\\"]
+        return [w for w in command if w != "\\"], []
     text = re.sub(r"\\\r?\n", " ", text)
-    try:
-        words = shlex.split(text, comments=True)
-    except ValueError as exc:
-        raise import_error(f"the command cannot be split into words: {exc}") from None
-    return [w for w in words if w != "\\"]
+    # A continued command flattened onto one line keeps its backslashes: ` \ --flag`.
+    text = re.sub(r"(^|\s)\\(?=\s)", " ", text)
+    assigned: list[str] = []
+    words: list[str] | None = None
+    notes: list[str] = []
+    for parts in _commands(text):
+        if parts[:1] == ["export"]:
+            parts = parts[1:]
+        if not parts:
+            continue
+        if words is None and all(_ENV_WORD.match(p) for p in parts):
+            assigned += parts
+        elif words is None:
+            words = parts
+        else:
+            shown = shlex.join(parts)[:60]
+            notes.append(f"the paste goes on after the command ({shown}): only the first command is read")
+    return [*assigned, *(words or [])], notes
+
+
+def _commands(text: str) -> list[list[str]]:
+    """The words of each command of `text`: newlines, `;` and `&&` end a command unless
+    they are inside quotes (a JSON value spread over lines stays one word)."""
+    out: list[list[str]] = []
+    buffer = ""
+    for piece in [*re.split(r"(\r?\n|;|&&)", text), "\n"]:
+        if piece in ("\n", "\r\n", ";", "&&"):
+            try:
+                words = shlex.split(buffer, comments=True)
+            except ValueError:
+                buffer += piece  # an open quote: the separator belongs to the word
+                continue
+            out.append([w for w in words if w != "\\"])
+            buffer = ""
+        else:
+            buffer += piece
+    if buffer.strip():
+        raise import_error("the command cannot be split into words: a quotation is not closed")
+    return out
+
+
+def _expand(cmd: Command, assigned: dict[str, str]) -> None:
+    """`$NAME` and `${NAME}` of variables the paste sets, as the shell would expand them."""
+    used: set[str] = set()
+
+    def sub(m: re.Match[str]) -> str:
+        name = m.group(1) or m.group(2)
+        if name in assigned:
+            used.add(name)
+            return assigned[name]
+        return m.group(0)
+
+    cmd.words = [re.sub(r"\$\{(\w+)\}|\$(\w+)", sub, w) for w in cmd.words]
+    for name in used:
+        cmd.env.pop(name, None)
+        cmd.note(f"${name} is {assigned[name]!r}, as the paste sets it")
 
 
 def unwrap(
-    words: list[str],
+    command: str | Sequence[str],
     programs: Iterable[Sequence[str]],
     image: Image | None,
     engine_name: str,
     engine_version: str | None = None,
+    program_version: re.Pattern[str] | None = None,
 ) -> Command:
     """The engine's own words, with what surrounded them recorded. A release the caller
-    names wins over an image tag (and a disagreement is noted)."""
+    names wins over an image tag or an install path that names one (`program_version`),
+    and a disagreement is noted."""
+    words, notes = split_command(command)
     cmd = Command(words=list(words))
+    for note in notes:
+        cmd.note(note)
     _leading(cmd)
+    _expand(cmd, dict(cmd.env))
     if cmd.words and cmd.words[0].rsplit("/", 1)[-1] in _DOCKER_PROGRAMS:
         _docker(cmd, image, engine_name)
         _leading(cmd)
+    found = program_version.search(cmd.words[0]) if program_version and cmd.words else None
+    if found and not cmd.image_version:
+        cmd.image_version = found.group(1)
+        cmd.note(f"the install path {cmd.words[0]} names the release: {found.group(1)}")
     cmd.words = strip_program(cmd.words, programs)
     if engine_version:
         if cmd.image_version and cmd.image_version.lstrip("vb") != engine_version.lstrip("vb"):

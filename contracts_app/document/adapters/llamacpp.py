@@ -42,20 +42,15 @@ def speculation_flags(doc: ContractDocument, view: ReleaseView) -> list[tuple[st
     asset = doc.asset(role) if role else None
     if asset is not None:
         out.append(("-md", asset.name))  # the short spelling every build reads
-    n = spec.num_speculative_tokens
-    if spec.method == "ngram":
-        variant = variant_of(doc)
-        for field, value in (
-            ("speculation.num_speculative_tokens", n),
-            ("speculation.params.prompt_lookup_max", p.prompt_lookup_max if p else None),
-        ):
-            carriers = view.carriers(field, "ngram", variant)
-            if value is not None and carriers:
-                out.append((carriers[0].name, str(value)))
-    elif n is not None:
-        carriers = view.carriers("speculation.num_speculative_tokens", spec.method)
-        if carriers:
-            out.append((carriers[0].name, str(n)))
+    variant = variant_of(doc)
+    for field, value in (
+        ("speculation.num_speculative_tokens", spec.num_speculative_tokens),
+        ("speculation.params.min_speculative_tokens", p.min_speculative_tokens if p else None),
+        ("speculation.params.prompt_lookup_max", p.prompt_lookup_max if p else None),
+    ):
+        carriers = view.carriers(field, spec.method, variant)
+        if value is not None and carriers:
+            out.append((carriers[0].name, str(value)))
     return out
 
 

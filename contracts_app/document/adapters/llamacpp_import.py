@@ -11,12 +11,15 @@ from typing import Any
 from ..engines import asset_role
 from ..engines.llamacpp import BARE_FLAGS, KNOWLEDGE, NGRAM_CACHE_TOKENS
 from ..engines.release import ReleaseView
+from ..errors import ContractError
 from .base import Args, ImportResult, Skeleton, import_error
-from .cmdline import Image, split_words, unwrap
+from .cmdline import Image, unwrap
 from .words import env_flags, judge, warn_if_moved
 
 ENGINE = "llamacpp"
-PROGRAMS = [("llama-server",)]
+PROGRAMS = [("llama-server",), ("llama", "serve")]
+# A Homebrew install names its build in the path: /opt/homebrew/Cellar/llama.cpp/9700/bin/llama
+_INSTALL_PATH = re.compile(r"/Cellar/llama\.cpp/(\d+)/")
 IMAGE = Image(
     re.compile(r"(^|/)(ggml-org|ggerganov)/llama\.cpp$"),
     re.compile(r"^(?:[a-z0-9]+-)*b(\d+)$"),
@@ -25,10 +28,11 @@ IMAGE = Image(
 _BARE = BARE_FLAGS | {
     s for f in KNOWLEDGE.features if f.kind == "flag" and not f.takes_value for s in f.spellings
 }
-_VALUED = {s for f in KNOWLEDGE.features if f.kind == "flag" and f.takes_value for s in f.spellings} | {
+_VALUED = ({s for f in KNOWLEDGE.features if f.kind == "flag" and f.takes_value for s in f.spellings} | {
     "-c", "--ctx-size", "-t", "--threads", "-ngl", "--gpu-layers", "--n-gpu-layers", "--host", "--port",
     "-a", "--alias", "-b", "--batch-size", "-ub", "--ubatch-size", "-ctk", "-ctv", "-fit",
-}  # fmt: skip
+}) - {"-fa", "--flash-attn"}  # fmt: skip
+# (-fa took no value in older builds: its next word is its value only when it is not an option.)
 # Spellings of the types between #22397 and #22964/#22673, and what they became.
 _OLD_TYPES = {"draft": "draft-simple", "eagle3": "draft-eagle3", "mtp": "draft-mtp"}
 _DRAFT = ("-md", "--model-draft", "--spec-draft-model")
@@ -42,6 +46,7 @@ _TOKENS = (
     "--spec-ngram-mod-n-max",
     *(f"--spec-ngram-{v}-size-m" for v in ("simple", "map-k", "map-k4v")),
 )
+_MIN = ("--spec-draft-n-min", "--draft-min", "--draft-n-min", "--spec-ngram-mod-n-min")
 _LOOKUP = (
     "--spec-ngram-size-n",
     "--spec-ngram-mod-n-match",
@@ -50,7 +55,7 @@ _LOOKUP = (
 
 
 def import_argv(argv: list[str] | str, engine_version: str | None = None) -> ImportResult:
-    cmd = unwrap(split_words(argv), PROGRAMS, IMAGE, "llama.cpp", engine_version)
+    cmd = unwrap(argv, PROGRAMS, IMAGE, "llama.cpp", engine_version, program_version=_INSTALL_PATH)
     if cmd.words[:1] == ["--server"]:  # the :full image runs tools by name
         cmd.words.pop(0)
     parsed = KNOWLEDGE.version(cmd.image_version) if cmd.image_version else None
@@ -62,11 +67,22 @@ def import_argv(argv: list[str] | str, engine_version: str | None = None) -> Imp
     other_env: dict[str, str | None] = {}
     for key, value in cmd.env.items():
         if key in by_env:
-            args.add(by_env[key].name, value, f"{key}={value} (the environment)")
+            args.add(by_env[key].name, value, f"{key} (the environment)")
         else:
             other_env[key] = value
     judge(sk, view, other_env, "env")
     model = args.take("-m", "--model") or args.take("-hf", "-hfr", "--hf-repo")
+    presets = [n for n in ("--fim-qwen-7b-spec", "--fim-qwen-14b-spec", "--spec-default") if args.given(n)]
+    if presets and not model:
+        for name in presets:
+            sk.refuse(
+                name,
+                "a preset: the model, the draft and the speculation settings it picks are not on "
+                "the command line",
+            )
+        raise ContractError(
+            "The command line changes speculation in ways specpact/v1 cannot hold.", sk.refused
+        )
     if not model:
         raise import_error("no model: expected `llama-server -m MODEL.gguf …`")
     sk.say("compatibility.tokenizer", "the GGUF carries its tokenizer: named after the model file; confirm")
@@ -96,13 +112,20 @@ def _type(args: Args, sk: Skeleton, view: ReleaseView, draft: str | None) -> tup
         sk.refuse(f"--spec-type {raw}", "a chain of speculation types: a contract names one method")
         return None
     if not types:
+        old_style = view.method("draft_model")
+        if draft and old_style is not None and old_style.name == "-md":
+            sk.say(
+                "speculation.method",
+                f"a draft model without --spec-type: {view.label} runs it from -md alone",
+            )
+            return "draft_model", None
         if draft:
             sk.say(
                 "speculation.method",
-                "a draft model without --spec-type: builds up to b8941 run it from -md "
-                "alone, builds since b9246 need --spec-type draft-simple (#22964); read as draft_model",
+                f"{view.label} does not speculate with -md alone: --spec-type defaults to none (from b9246 "
+                "a draft needs --spec-type draft-simple or draft-mtp, #22964); read as method none, the "
+                "draft model is loaded but unused",
             )
-            return "draft_model", None
         return None
     name = types[0]
     if name in _OLD_TYPES:
@@ -161,6 +184,9 @@ def _speculation(
             )
         else:
             sk.say("speculation.num_speculative_tokens", "left out: the command uses llama-server's default")
+    least = _count(args, sk, view, method, variant, _MIN, "speculation.params.min_speculative_tokens")
+    if least is not None:
+        params["min_speculative_tokens"] = least
     if method == "ngram":
         lookup = _count(args, sk, view, method, variant, _LOOKUP, "speculation.params.prompt_lookup_max")
         if lookup is not None:

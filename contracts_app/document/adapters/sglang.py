@@ -14,7 +14,7 @@ from ..engines.sglang import KNOWLEDGE
 from ..rules_release import view_of
 from ..schema import ContractDocument
 from .base import Args, ImportResult, RenderedConfig, Skeleton, common_notes, import_error, rendered
-from .cmdline import Image, python_programs, split_words, unwrap
+from .cmdline import Image, python_programs, unwrap
 from .words import judge, warn_if_moved
 
 ENGINE = "sglang"
@@ -74,7 +74,7 @@ def render(doc: ContractDocument) -> RenderedConfig:
 
 
 def import_argv(argv: list[str] | str, engine_version: str | None = None) -> ImportResult:
-    cmd = unwrap(split_words(argv), PROGRAMS, IMAGE, "SGLang", engine_version)
+    cmd = unwrap(argv, PROGRAMS, IMAGE, "SGLang", engine_version)
     view = KNOWLEDGE.view(cmd.image_version)
     args = Args(cmd.words, _BARE, _VALUED)
     sk = Skeleton(ENGINE, "SGLang", cmd.image_version)
@@ -91,7 +91,6 @@ def import_argv(argv: list[str] | str, engine_version: str | None = None) -> Imp
         sk.say("compatibility.tokenizer.revision", "the command does not pin the tokenizer revision: add one")
     speculation, assets = _speculation(args, tokenizer, sk, view)
     max_batch = args.take_int("--max-running-requests")
-    args.take_flag("--enable-metrics")
     judge(sk, view, args.options, "flag", spelled=args.spelled)
     for extra in args.positionals:
         sk.say("argv", f"unexpected argument {extra!r}; ignored")

@@ -13,7 +13,7 @@ from typing import Any
 from ..engines.tgi import KNOWLEDGE
 from ..schema import ContractDocument
 from .base import Args, ImportResult, RenderedConfig, Skeleton, common_notes, import_error, rendered
-from .cmdline import Image, split_words, unwrap
+from .cmdline import Image, unwrap
 from .words import env_flags, judge
 
 ENGINE = "tgi"
@@ -59,7 +59,7 @@ def render(doc: ContractDocument) -> RenderedConfig:
 
 
 def import_argv(argv: list[str] | str, engine_version: str | None = None) -> ImportResult:
-    cmd = unwrap(split_words(argv), PROGRAMS, IMAGE, "TGI", engine_version)
+    cmd = unwrap(argv, PROGRAMS, IMAGE, "TGI", engine_version)
     view = KNOWLEDGE.view(cmd.image_version)
     args = Args(cmd.words, _BARE)
     sk = Skeleton(ENGINE, "TGI", cmd.image_version)
@@ -67,7 +67,7 @@ def import_argv(argv: list[str] | str, engine_version: str | None = None) -> Imp
     other_env: dict[str, str | None] = {}
     for key, value in cmd.env.items():
         if key in by_env:
-            args.add(by_env[key].name, value, f"{key}={value} (the environment)")
+            args.add(by_env[key].name, value, f"{key} (the environment)")
         else:
             other_env[key] = value
     judge(sk, view, other_env, "env")

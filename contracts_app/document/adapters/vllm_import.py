@@ -13,7 +13,7 @@ from ..engines import asset_role
 from ..engines.release import ReleaseView
 from ..engines.vllm import KNOWLEDGE
 from .base import Args, ImportResult, Skeleton, import_error
-from .cmdline import Image, python_programs, split_words, unwrap
+from .cmdline import Image, python_programs, unwrap
 from .words import judge, warn_if_moved
 
 ENGINE = "vllm"
@@ -59,7 +59,7 @@ def _bare(args_words: list[str]) -> set[str]:
 
 
 def import_argv(argv: list[str] | str, engine_version: str | None = None) -> ImportResult:
-    cmd = unwrap(split_words(argv), PROGRAMS, IMAGE, "vLLM", engine_version)
+    cmd = unwrap(argv, PROGRAMS, IMAGE, "vLLM", engine_version)
     view = KNOWLEDGE.view(cmd.image_version)
     args = Args(cmd.words, _bare(cmd.words), VALUED, normalize)
     sk = Skeleton(ENGINE, "vLLM", cmd.image_version)

@@ -32,7 +32,7 @@ def resolve(view: ReleaseView, name: str, kind: Kind) -> tuple[Feature | None, b
 
 def moved(view: ReleaseView, feat: Feature, shown: str) -> str:
     """The warning for a word the release does not have under that spelling."""
-    replacement = f"; use {feat.replaced_by}" if feat.replaced_by else ""
+    replacement = f"; use {feat.replaced_by}" if feat.replaced_by else f" ({feat.note})" if feat.note else ""
     return f"{shown} is not in {view.label}{replacement}: {history(view.knowledge, [feat])}"
 
 
@@ -69,7 +69,8 @@ def judge(
     `--speculative-config key`)."""
     for name, value in items.items():
         word = (spelled or {}).get(name, name)
-        shown = f"{where}{word}" + ("" if value is None else f" {value}" if kind != "key" else f"={value}")
+        joint = "=" if kind in ("key", "env") else " "
+        shown = f"{where}{word}" + ("" if value is None else f"{joint}{value}")
         feat, active = resolve(view, name, kind)
         if feat is None:
             if SPECULATIVE.search(name):

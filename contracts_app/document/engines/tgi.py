@@ -46,7 +46,12 @@ FEATURES: tuple[Feature, ...] = (
         source=f"{LAUNCHER} (#1308)",
     ),
     _f("--max-concurrent-requests", "contract", field="compatibility.max_concurrency"),
-    _f("--max-batch-size", "tuning", note="ignored on NVIDIA GPUs: TGI batches by tokens"),
+    _f(
+        "--max-batch-size",
+        "contract",
+        field="compatibility.batching.max_batch_size",
+        note="imported; not rendered: TGI ignores it on NVIDIA GPUs (it batches by tokens)",
+    ),
     _f("--max-batch-total-tokens"),
     _f("--max-batch-prefill-tokens"),
     _f("--trust-remote-code", takes_value=False),

@@ -196,9 +196,15 @@ FEATURES: tuple[Feature, ...] = (
             ("--disable-logprobs-during-spec-decoding", "disable_logprobs"),
         )
     ),
-    Feature("VLLM_USE_V1", "env", "vllm-project/vllm vllm/envs.py (0.10.0; gone from 0.33.0)"),
-    Feature("VLLM_USE_V2_MODEL_RUNNER", "env", "vllm-project/vllm vllm/envs.py"),
-    Feature("VLLM_SERVER_DEV_MODE", "env", "vllm-project/vllm vllm/envs.py", note="exposes /server_info"),
+    Feature("VLLM_USE_V1", "env", "vllm-project/vllm vllm/envs.py (0.10.0; gone from 0.33.0)", role="tuning"),
+    Feature("VLLM_USE_V2_MODEL_RUNNER", "env", "vllm-project/vllm vllm/envs.py", role="tuning"),
+    Feature(
+        "VLLM_SERVER_DEV_MODE",
+        "env",
+        "vllm-project/vllm vllm/envs.py",
+        role="tuning",
+        note="exposes /server_info",
+    ),
     # What the worker and a conformance probe read (counters exist only with speculation on,
     # one `position` label per draft slot).
     Feature(
@@ -275,6 +281,14 @@ KNOWLEDGE = EngineKnowledge(
         "import path → custom_class, a name with 'eagle-' → eagle, 'eagle3' → eagle3, 'dflash' "
         "→ dflash, 'dspark' → dspark; otherwise the draft's config decides (medusa, "
         "mlp_speculator, an MTP model type) or draft_model (SpeculativeConfig.__post_init__).",
+    ),
+    remarks=(
+        (
+            "0.10.0",
+            "the V0 engine is gone: disable_by_batch_size is accepted but unused; draft models "
+            "return in 0.15.0",
+        ),
+        ("0.17.0", "disable_by_batch_size is refused (vllm-project/vllm#35060)"),
     ),
     out_of_scope=(
         (
