@@ -14,7 +14,7 @@ from ..engines.release import ReleaseView
 from ..errors import ContractError
 from .base import Args, ImportResult, Skeleton, import_error
 from .cmdline import Image, unwrap
-from .words import env_flags, judge, warn_if_moved
+from .words import dated, env_flags, judge, warn_if_moved
 
 ENGINE = "llamacpp"
 PROGRAMS = [("llama-server",), ("llama", "serve")]
@@ -62,7 +62,10 @@ def import_argv(argv: list[str] | str, engine_version: str | None = None) -> Imp
     version = str(parsed) if parsed else cmd.image_version
     view = KNOWLEDGE.view(version)
     args = Args(cmd.words, _BARE, _VALUED)
+    view, said = dated(view, list(args.options), "flag")
     sk = Skeleton(ENGINE, "llama.cpp", version)
+    for i, message in enumerate(said):
+        sk.say("argv" if i else "target.engine_version", message)
     by_env = env_flags(view) | {f.env: f for f in KNOWLEDGE.features if f.env}
     other_env: dict[str, str | None] = {}
     for key, value in cmd.env.items():

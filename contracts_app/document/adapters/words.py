@@ -94,6 +94,34 @@ def judge(
             sk.say("argv", f"{shown} is not part of a contract{note}; ignored")
 
 
+def dated(view: ReleaseView, names: list[str], kind: Kind) -> tuple[ReleaseView, list[str]]:
+    """A command that states no release but spells words only older releases accept is read
+    by the rules of the newest release that accepts them all; the messages say so and name
+    each word's replacement and the release that changed it."""
+    k = view.knowledge
+    known = [n for n in names if features_named(view, n, kind)]
+    old = [n for n in known if not resolve(view, n, kind)[1]]
+    if view.version != k.newest or not view.assumed or not old:
+        return view, []
+    ranges = k.ranges()
+    for i in range(len(ranges) - 1, -1, -1):
+        start, end = ranges[i]
+        older = k.view(str(start))
+        if older.gap is None and all(resolve(older, n, kind)[1] for n in known):
+            upto = f" up to {end} (excluded)" if end else ""
+            said = [
+                f"no engine version is stated and {', '.join(old)} {'is' if len(old) == 1 else 'are'} not "
+                f"in {view.label}: read by the rules of {older.label}{upto}, the newest releases that "
+                "accept every word; give the version to read it otherwise"
+            ]
+            for name in old:
+                feat = resolve(view, name, kind)[0]
+                if feat is not None:
+                    said.append(moved(view, feat, name))
+            return older, said
+    return view, []
+
+
 def env_flags(view: ReleaseView) -> dict[str, Feature]:
     """Environment variables the engine reads as one of its flags (TGI: every launcher flag
     under its upper-case name; llama.cpp: LLAMA_ARG_*)."""
