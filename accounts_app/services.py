@@ -51,8 +51,9 @@ def token_summary(token: ApiToken) -> dict[str, Any]:
 
 
 def _may_manage_tokens_of(actor: Actor, user: Any) -> bool:
-    from accounts_app.permissions import has_role
+    from accounts_app.permissions import ensure_fleet_wide, has_role
 
+    ensure_fleet_wide(actor, "manage tokens")  # a token belongs to no route
     if actor.user is None:  # the system: a management command run by someone with a shell
         return True
     return bool(actor.user.pk == user.pk or has_role(actor, "admin"))

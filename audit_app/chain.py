@@ -101,16 +101,22 @@ class ChainStatus(TypedDict):
     first_broken: int | None
 
 
-def verify_chain() -> ChainStatus:
+def verify_chain(*, after: tuple[int, str] | None = None) -> ChainStatus:
     """Walk the chain in id order. The first event whose prev_hash is not its
     predecessor's hash, whose own hash doesn't match its content, or whose id skips one
     (a deleted row) is the first broken link. Deleting the newest events leaves a shorter
-    chain that still verifies: that is what the DELETE trigger is for."""
-    expected_prev = GENESIS
-    expected_id = 1
+    chain that still verifies, and so does a rewrite with every later hash recomputed:
+    the signed checkpoints (audit_app/checkpoints.py) are what catch those.
+
+    `after` = (id, hash) of an event already verified (a checkpoint's) starts the walk
+    after it, trusting what came before; `events` then counts only the walked ones."""
+    expected_id, expected_prev = (after[0] + 1, after[1]) if after else (1, GENESIS)
     count = 0
     first_broken: int | None = None
-    for event in AuditEvent.objects.order_by("id").iterator(chunk_size=2000):
+    events = AuditEvent.objects.order_by("id")
+    if after:
+        events = events.filter(id__gt=after[0])
+    for event in events.iterator(chunk_size=2000):
         count += 1
         if first_broken is not None:
             continue

@@ -40,3 +40,29 @@ class AuditEvent(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.id} {self.action} {self.object_type}:{self.object_id}"
+
+
+class AuditCheckpoint(models.Model):
+    """A signed statement "the chain's event `event_id` had hash `event_hash` at
+    `signed_at`", Ed25519 with a key the database never holds (audit_app/signing.py).
+    Someone who rewrites the chain and recomputes every later hash, or deletes its tail,
+    can't make a matching signature: `verify_audit` reports it from the checkpoint. A
+    checkpoint is written only over a chain that verified, so the walk can start after the
+    latest one (its event and hash are what it needs). Append-only like the events."""
+
+    event_id = models.BigIntegerField()
+    event_hash = models.CharField(max_length=64)
+    signed_at = models.DateTimeField()
+    # The first 16 hex digits of SHA-256 over the raw public key: which key signed it.
+    key_id = models.CharField(max_length=16)
+    # Base64 of the 64-byte signature over `signing.checkpoint_message(...)`.
+    signature = models.CharField(max_length=88)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["key_id", "event_id"], name="audit_checkpoint_once_per_key")
+        ]
+
+    def __str__(self) -> str:
+        return f"checkpoint #{self.pk} of event #{self.event_id}"

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.db.models import QuerySet
 
 from benchmarks_app.models import Run, Worker
@@ -21,18 +19,9 @@ def worker_get(worker_id: int) -> Worker:
     return worker
 
 
-def run_list(*, filters: dict[str, Any] | None = None) -> QuerySet[Run]:
-    qs = Run.objects.with_relations()
-    for key, field in (("state", "state"), ("route", "route__slug"), ("lane", "lane")):
-        if filters and filters.get(key):
-            qs = qs.filter(**{field: filters[key]})
-    for key, field in (("release", "release_id"), ("worker", "worker_id")):
-        value = (filters or {}).get(key)
-        if value:
-            if not str(value).isdigit():
-                raise NotFound(f"No {key} {value!r}.")
-            qs = qs.filter(**{field: int(value)})
-    return qs
+def run_list() -> QuerySet[Run]:
+    """Newest first; the query's filters are `benchmarks_app.filtersets.RunFilterSet`."""
+    return Run.objects.with_relations()
 
 
 def run_get(run_id: int) -> Run:

@@ -1,21 +1,18 @@
 from django.contrib import admin
-from django.http import HttpRequest
 
 from contracts_app.models import ContractVersion, Route
+from specpact.admin import ReadOnlyAdmin
 
 
 @admin.register(Route)
-class RouteAdmin(admin.ModelAdmin):
+class RouteAdmin(ReadOnlyAdmin):
+    """Routes are created by the API (or a first upload) and change only through releases."""
+
     list_display = ["slug", "active_version", "active_since"]
-    readonly_fields = ["active_version", "active_since"]
 
 
 @admin.register(ContractVersion)
-class ContractVersionAdmin(admin.ModelAdmin):
+class ContractVersionAdmin(ReadOnlyAdmin):
+    """Versions are uploaded through the API, which validates the document and its digest."""
+
     list_display = ["route", "number", "digest", "created_at"]
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False

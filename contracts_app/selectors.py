@@ -9,8 +9,11 @@ from specpact.errors import NotFound
 
 
 def route_list() -> QuerySet[Route]:
-    return Route.objects.with_active_version().annotate(
-        version_count=Count("versions"), latest_version=Max("versions__number")
+    # Explicit: Django drops Meta.ordering from a query with aggregates (GROUP BY).
+    return (
+        Route.objects.with_active_version()
+        .annotate(version_count=Count("versions"), latest_version=Max("versions__number"))
+        .order_by("slug")
     )
 
 

@@ -1,48 +1,44 @@
-"""The routes overview's filters (GET parameters), validated: a bad value is named on
-the page and the filter is dropped, never a 500."""
+"""The routes overview's filters: the route filters of the API plus what the overview
+knows from releases (the latest gate verdict, an open release). On the page a bad value
+is named and the filters are dropped, never a 500."""
 
 from __future__ import annotations
 
-from typing import Any
+import django_filters
+from django.db.models import Exists, OuterRef, QuerySet, Subquery
 
-from django import forms
-
-from contracts_app.document.engines import METHODS
-from contracts_app.document.schema import KNOWN_LANES, LANE_PATTERN
+from contracts_app.filtersets import RouteFilterSet
+from contracts_app.models import Route
 from dashboard_app.selectors.overview import NOT_MEASURED
-from releases_app.choices import GateVerdict
+from releases_app.choices import OPEN_STATES, GateVerdict
+from releases_app.models import Release
 
-_ANY = [("", "any")]
 
-
-class RouteFilterForm(forms.Form):
-    method = forms.ChoiceField(required=False, choices=[*_ANY, *[(m, m) for m in METHODS]])
-    lane = forms.RegexField(
-        required=False,
-        regex=LANE_PATTERN,
-        max_length=63,
-        error_messages={"invalid": "a lane is lowercase letters, digits, '_' or '-'"},
-        widget=forms.TextInput(attrs={"list": "known-lanes"}),
+class OverviewFilterSet(RouteFilterSet):
+    verdict = django_filters.ChoiceFilter(
+        method="filter_verdict",
+        choices=[*[(v, v) for v in GateVerdict.values], (NOT_MEASURED, "not measured")],
+        empty_label="any",
+        help_text=f"the latest gate verdict, or `{NOT_MEASURED}` for routes never gated",
     )
-    verdict = forms.ChoiceField(
-        required=False,
-        choices=[*_ANY, *[(v, v) for v in GateVerdict.values], (NOT_MEASURED, "not measured")],
-    )
-    pending = forms.ChoiceField(
-        required=False, choices=[*_ANY, ("yes", "with a pending release"), ("no", "without")]
+    pending = django_filters.ChoiceFilter(
+        method="filter_pending",
+        choices=[("yes", "with a pending release"), ("no", "without")],
+        empty_label="any",
+        help_text="`yes`: routes with an open release; `no`: without",
     )
 
-    known_lanes = KNOWN_LANES
+    class Meta(RouteFilterSet.Meta):
+        model = Route
+        fields: list[str] = []
 
-    def filters(self) -> dict[str, Any]:
-        """Keyword arguments for `route_rows` (empty when the form is unbound or invalid)."""
-        if not self.is_bound or not self.is_valid():
-            return {}
-        data = self.cleaned_data
-        pending = {"yes": True, "no": False}.get(data["pending"])
-        return {
-            "method": data["method"],
-            "lane": data["lane"],
-            "verdict": data["verdict"],
-            "pending": pending,
-        }
+    def filter_verdict(self, queryset: QuerySet[Route], name: str, value: str) -> QuerySet[Route]:
+        gated = Release.objects.filter(route=OuterRef("pk"), gate_verdict__isnull=False)
+        if value == NOT_MEASURED:
+            return queryset.filter(~Exists(gated))
+        latest = Subquery(gated.order_by("-id").values("gate_verdict")[:1])
+        return queryset.alias(latest_gate_verdict=latest).filter(latest_gate_verdict=value)
+
+    def filter_pending(self, queryset: QuerySet[Route], name: str, value: str) -> QuerySet[Route]:
+        open_release = Exists(Release.objects.filter(route=OuterRef("pk"), state__in=OPEN_STATES))
+        return queryset.filter(open_release if value == "yes" else ~open_release)

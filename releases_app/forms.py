@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django import forms
 
-from releases_app.choices import MIN_JUSTIFICATION_LENGTH, ReleaseState
+from releases_app.choices import MIN_JUSTIFICATION_LENGTH
 
 
 class DecisionForm(forms.Form):
@@ -20,11 +20,6 @@ class ApproveForm(DecisionForm):
         widget=forms.Textarea(attrs={"rows": 3}),
         help_text=f"Why the failed gate is acceptable (at least {MIN_JUSTIFICATION_LENGTH} characters).",
     )
-
-
-class ReleaseFilterForm(forms.Form):
-    route = forms.SlugField(required=False, max_length=64)
-    state = forms.ChoiceField(required=False, choices=[("", "any state"), *ReleaseState.choices])
 
 
 class ProposeForm(forms.Form):

@@ -9,13 +9,10 @@ from releases_app.models.releases import ReleaseQuerySet
 from specpact.errors import NotFound
 
 
-def release_list(*, subject: Any, route: str = "", state: str = "") -> ReleaseQuerySet:
-    """Newest first, limited to a scoped token's routes."""
+def release_list(*, subject: Any) -> ReleaseQuerySet:
+    """Newest first, limited to a scoped token's routes. The query's filters are
+    `releases_app.filtersets.ReleaseFilterSet`."""
     qs = Release.objects.with_versions().order_by("-created_at", "-id")
-    if route:
-        qs = qs.filter(route__slug=route)
-    if state:
-        qs = qs.filter(state__in=[s for s in state.split(",") if s])
     return scope_queryset(subject, qs)  # type: ignore[return-value]
 
 

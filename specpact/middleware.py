@@ -1,5 +1,6 @@
 """Request ids: taken from X-Request-ID when a proxy or pipeline sends one, else made here.
-Audit events record it, so an event can be traced to the request that caused it."""
+Audit events record it, so an event can be traced to the request that caused it.
+And the Content-Security-Policy of every HTML page."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import re
 import uuid
 from collections.abc import Callable
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
@@ -28,3 +30,37 @@ class RequestIdMiddleware:
 def request_id_of(request: object) -> str:
     """The id RequestIdMiddleware gave this request (a DRF Request proxies to it)."""
     return str(getattr(request, "request_id", ""))
+
+
+class ContentSecurityPolicyMiddleware:
+    """Sets settings.CSP_POLICY on every HTML response (Django 5.2 has no CSP of its own):
+    scripts and styles from this server only, no plugins, no <base>, no framing. Paths
+    under settings.CSP_LOOSE_STYLE_PATHS (the API's own HTML: Swagger UI and DRF's
+    browsable API, whose templates we don't own and which use inline styles) also allow
+    inline styles; their scripts still come from this server only. A view's own
+    Content-Security-Policy header is left alone."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+        self.header = (
+            "Content-Security-Policy-Report-Only" if settings.CSP_REPORT_ONLY else "Content-Security-Policy"
+        )
+        self.strict = _policy(settings.CSP_POLICY)
+        loose = {**settings.CSP_POLICY, "style-src": [*settings.CSP_POLICY["style-src"], "'unsafe-inline'"]}
+        if "style-src-attr" in loose:  # a hash there would make browsers ignore 'unsafe-inline'
+            loose["style-src-attr"] = ["'unsafe-inline'"]
+        self.loose = _policy(loose)
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if self.header in response or not response.get("Content-Type", "").startswith("text/html"):
+            return response
+        if settings.DEBUG and response.status_code >= 400:
+            return response  # Django's technical 404/500 pages (DEBUG only) are inline styles and scripts
+        loose = request.path.startswith(tuple(settings.CSP_LOOSE_STYLE_PATHS))
+        response[self.header] = self.loose if loose else self.strict
+        return response
+
+
+def _policy(directives: dict[str, list[str]]) -> str:
+    return "; ".join(f"{name} {' '.join(sources)}" for name, sources in directives.items())

@@ -61,6 +61,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "specpact.middleware.ContentSecurityPolicyMiddleware",
 ]
 
 ROOT_URLCONF = "specpact.urls"
@@ -204,6 +205,16 @@ OUTBOX_RETRY_MAX_S = env_int("OUTBOX_RETRY_MAX_S", 300)
 # How often beat sweeps for lost runs and for releases whose runs all ended.
 RUN_SWEEP_INTERVAL_S = env_int("RUN_SWEEP_INTERVAL_S", 15)
 
+# The audit chain's signed checkpoints (audit_app/checkpoints.py): an Ed25519 private key,
+# PEM (PKCS#8, `openssl genpkey -algorithm ed25519`) or its raw 32-byte seed in base64, from
+# AUDIT_SIGNING_KEY or the file AUDIT_SIGNING_KEY_FILE names. Never in the database or the
+# repository. With DEBUG on and no key given, one is generated on first use at
+# AUDIT_DEV_SIGNING_KEY_FILE (under var/, and the log says so); with DEBUG off, none is.
+AUDIT_SIGNING_KEY = env_str("AUDIT_SIGNING_KEY", "") or ""
+AUDIT_DEV_SIGNING_KEY_FILE = str(VAR_DIR / "audit-signing-key.pem") if DEBUG else ""
+# How often beat signs a checkpoint of the chain's head (skipped when no event came since).
+AUDIT_CHECKPOINT_INTERVAL_S = env_int("AUDIT_CHECKPOINT_INTERVAL_S", 3600)
+
 # Beat's schedule. Expiring each tick at its interval keeps a backlog of ticks from
 # piling up while the control-plane worker is down; every task is safe to overlap itself.
 CELERY_BEAT_SCHEDULE = {
@@ -222,7 +233,37 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": float(RUN_SWEEP_INTERVAL_S),
         "options": {"expires": float(RUN_SWEEP_INTERVAL_S)},
     },
+    "audit-checkpoint": {
+        "task": "audit_app.checkpoint",
+        "schedule": float(AUDIT_CHECKPOINT_INTERVAL_S),
+        "options": {"expires": float(AUDIT_CHECKPOINT_INTERVAL_S)},
+    },
 }
+
+# The Content-Security-Policy of every HTML page (specpact/middleware.py). Pages load their
+# scripts and styles from static/ (STYLE.md: one small JS file per page at most; JSON data
+# in <script type="application/json">, which is not run); no inline script or style.
+CSP_POLICY: dict[str, list[str]] = {
+    "default-src": ["'self'"],
+    "script-src": ["'self'"],
+    "style-src": ["'self'"],
+    # Style attributes: only the empty one (its SHA-256 is that of ""), which Plotly sets
+    # on colour-bar rectangles to reset them (`.attr("style", "")`) and which styles nothing.
+    "style-src-attr": ["'unsafe-hashes'", "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='"],
+    # data: for the SVG icons Swagger UI inlines; Plotly draws SVG in the page itself.
+    "img-src": ["'self'", "data:"],
+    "font-src": ["'self'"],
+    "connect-src": ["'self'"],
+    "object-src": ["'none'"],
+    "base-uri": ["'none'"],
+    "form-action": ["'self'"],
+    "frame-ancestors": ["'none'"],
+}
+# HTML the project doesn't template itself (Swagger UI, DRF's browsable API) uses inline
+# styles: allowed there, and only there. Scripts stay 'self' everywhere.
+CSP_LOOSE_STYLE_PATHS = ["/api/v1/"]
+# Report violations in the browser's console without enforcing (to trial a change).
+CSP_REPORT_ONLY = env_bool("CSP_REPORT_ONLY", False)
 
 SPECPACT_PUBLIC_URL = env_str("SPECPACT_PUBLIC_URL", "http://127.0.0.1:8000") or ""
 

@@ -100,3 +100,10 @@ def outsider(db: None) -> Caller:
 
 def as_caller(name: str, user: Any) -> Caller:
     return Caller(name, user=user)
+
+
+def assert_filter_refused(response: Any, param: str) -> None:
+    """A bad query parameter on a list endpoint: a problem+json 400 naming it, alone."""
+    assert response.status_code == 400, response.content
+    assert response["Content-Type"].startswith("application/problem+json")
+    assert {e["path"] for e in response.json()["errors"]} == {param}

@@ -33,7 +33,13 @@ def add_parser(subparsers: Any) -> None:
         default=os.environ.get("SPECPACT_BOOTSTRAP_TOKEN"),
         help="from `manage.py createbootstraptoken`; needed only until the worker is registered",
     )
-    parser.add_argument("--queue", action="append", default=[], help="an extra queue to consume (repeatable)")
+    parser.add_argument(
+        "--queue",
+        action="append",
+        default=[],
+        help="an operator-named pool to ask for at registration (repeatable); the control plane "
+        "assigns the worker's own queue and its hardware and engine pools",
+    )
     parser.add_argument("--name", help="the worker's name (default: the host name)")
     parser.add_argument(
         "--home", help="folder for the saved registration and results (default ~/.specpact-worker)"
@@ -80,6 +86,20 @@ def _check_still_valid(credentials: Credentials) -> None:
         client.close()
 
 
+def queues_to_consume(credentials: Credentials, asked: list[str]) -> list[str]:
+    """The queues the control plane assigned (its answer to the registration), and only
+    those: a queue the worker added on its own would bring it runs it is refused (403)."""
+    unassigned = [q for q in asked if q not in credentials.queues]
+    if unassigned:
+        log.warning(
+            "not consuming %s: the control plane did not assign it to worker %s "
+            "(extra queues are asked for at registration: pass --reregister)",
+            ", ".join(unassigned),
+            credentials.worker_id,
+        )
+    return list(credentials.queues)
+
+
 def run_command(args: argparse.Namespace) -> int:
     logging.basicConfig(level=args.loglevel.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # One line per HTTP call (progress, heartbeats) would drown the worker's own log.
@@ -113,7 +133,7 @@ def run_command(args: argparse.Namespace) -> int:
     heartbeat = Heartbeat(ApiClient(url, credentials.token), state, credentials.heartbeat_interval_s)
     heartbeat.beat()
     heartbeat.start()
-    queues = list(dict.fromkeys(credentials.queues + args.queue))
+    queues = queues_to_consume(credentials, args.queue)
     log.info("consuming %s from %s", ", ".join(queues), str(app.conf.broker_read_url).split("@")[-1])
     try:
         app.worker_main(

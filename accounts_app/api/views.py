@@ -9,14 +9,16 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
+from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts_app import services
 from accounts_app.api.serializers import TokenIssueSerializer, TokenRevokeSerializer, TokenSerializer
+from accounts_app.filtersets import TokenFilterSet
 from accounts_app.models import ApiToken
-from accounts_app.permissions import has_role, role_permissions, token_of
+from accounts_app.permissions import ensure_fleet_wide, has_role, role_permissions, token_of
 from accounts_app.selectors import tokens_visible_to
 from audit_app.actors import actor_from_request
 from specpact.api.pagination import paginate
@@ -24,8 +26,9 @@ from specpact.errors import DomainError, FieldError, Forbidden, NotFound
 
 
 def _check_token_may_manage(request: Request) -> None:
+    ensure_fleet_wide(request, "manage tokens")
     token = token_of(request)
-    if token is not None and (token.is_scoped or not has_role(request, "admin")):
+    if token is not None and not has_role(request, "admin"):
         raise Forbidden("Manage tokens from a signed-in session or with an unscoped admin token.")
 
 
@@ -41,14 +44,18 @@ def _token(request: Request, token_id: int) -> ApiToken:
     return token
 
 
-class TokenListApi(APIView):
+class TokenListApi(GenericAPIView[ApiToken]):
+    queryset = ApiToken.objects.none()  # names the model for the schema; rows: tokens_visible_to()
+    filterset_class = TokenFilterSet
+    serializer_class = TokenIssueSerializer  # what POST takes (the browsable API's form)
+
     def get_permissions(self) -> list[Any]:
         return role_permissions("viewer")
 
     @extend_schema(responses=TokenSerializer(many=True))
     def get(self, request: Request) -> Response:
         _check_token_may_manage(request)
-        return paginate(request, self, _visible(request), TokenSerializer)
+        return paginate(request, self, self.filter_queryset(_visible(request)), TokenSerializer)
 
     @extend_schema(request=TokenIssueSerializer, responses={201: TokenSerializer})
     def post(self, request: Request) -> Response:

@@ -4,7 +4,8 @@ from typing import Any
 
 from rest_framework import serializers
 
-from audit_app.models import AuditEvent
+from audit_app.checkpoints import Signed
+from audit_app.models import AuditCheckpoint, AuditEvent
 
 
 class AuditEventSerializer(serializers.ModelSerializer[AuditEvent]):
@@ -38,16 +39,35 @@ class AuditEventSerializer(serializers.ModelSerializer[AuditEvent]):
         return event.route or None
 
 
-class AuditQuerySerializer(serializers.Serializer[Any]):
-    action = serializers.CharField(required=False, default="", max_length=64)
-    route = serializers.CharField(required=False, default="", max_length=64)
-    actor = serializers.CharField(required=False, default="", max_length=160)
-    object = serializers.CharField(required=False, default="", max_length=130)
-    since = serializers.DateTimeField(required=False, default=None)
-    until = serializers.DateTimeField(required=False, default=None)
+class CheckpointSerializer(serializers.ModelSerializer[AuditCheckpoint]):
+    message = serializers.SerializerMethodField(help_text="the exact bytes signed (UTF-8)")
+
+    class Meta:
+        model = AuditCheckpoint
+        fields = ["id", "event_id", "event_hash", "signed_at", "key_id", "signature", "message"]
+
+    def get_message(self, row: AuditCheckpoint) -> str:
+        return Signed.of(row).message().decode()
 
 
 class ChainStatusSerializer(serializers.Serializer[Any]):
     valid = serializers.BooleanField()
     events = serializers.IntegerField()
     first_broken = serializers.IntegerField(allow_null=True)
+    problem = serializers.ChoiceField(
+        choices=["broken_link", "rewritten", "truncated", "forged_checkpoint"],
+        allow_null=True,
+        help_text="what broke: the walk (broken_link), or the chain against a signed checkpoint",
+    )
+    checkpoint = CheckpointSerializer(
+        allow_null=True, help_text="the checkpoint that caught it, else the latest that still holds"
+    )
+    intact_through = serializers.IntegerField(
+        allow_null=True, help_text="the last event a signed checkpoint still vouches for"
+    )
+
+
+class PublicKeySerializer(serializers.Serializer[Any]):
+    algorithm = serializers.CharField()
+    key_id = serializers.CharField()
+    public_key = serializers.CharField(help_text="PEM (SubjectPublicKeyInfo)")

@@ -26,7 +26,13 @@ class RegisterIn(serializers.Serializer):
         child=serializers.ChoiceField(choices=[*EngineKind.values, "cuda"]), required=False, default=list
     )
     queues = serializers.ListField(
-        child=serializers.RegexField(_QUEUE_NAME), required=False, default=list, max_length=10
+        child=serializers.RegexField(_QUEUE_NAME),
+        required=False,
+        default=list,
+        max_length=10,
+        help_text="operator-named pools to consume as well; the worker's own queue and its hardware "
+        "and engine pools are assigned by the control plane (asking for `worker.*`, or for a pool "
+        "the worker does not qualify for, is a 400)",
     )
 
     def validate_hardware(self, value: dict[str, Any]) -> dict[str, Any]:
@@ -139,8 +145,13 @@ class WorkerOut(serializers.ModelSerializer):
         ]
 
     def get_current_run(self, worker: Worker) -> int | None:
+        """Null for a route-scoped token when the run is another route's: the fleet is
+        shared, the runs on it are not (context `routes_in_scope`, None when unscoped)."""
         active = getattr(worker, "active_runs", None)
-        return active[0].pk if active else None
+        if not active:
+            return None
+        scope = self.context.get("routes_in_scope")
+        return active[0].pk if scope is None or active[0].route.slug in scope else None
 
 
 class RunOut(serializers.ModelSerializer):

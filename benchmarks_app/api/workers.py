@@ -7,11 +7,12 @@ from typing import Any
 from django.conf import settings
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
+from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts_app.permissions import IsAdmin, IsViewer
+from accounts_app.permissions import IsAdmin, IsViewer, routes_in_scope
 from audit_app.actors import actor_from_request
 from benchmarks_app.api.authentication import (
     BootstrapTokenAuthentication,
@@ -21,6 +22,7 @@ from benchmarks_app.api.authentication import (
 )
 from benchmarks_app.api.serializers import HeartbeatIn, ReasonIn, RegisterIn, WorkerOut
 from benchmarks_app.broker import visibility_timeout_s, worker_broker_url, worker_transport_options
+from benchmarks_app.filtersets import WorkerFilterSet
 from benchmarks_app.models import BootstrapToken, Worker
 from benchmarks_app.selectors import worker_get, worker_list
 from benchmarks_app.services.workers import worker_heartbeat, worker_register, worker_revoke
@@ -98,12 +100,22 @@ class HeartbeatView(APIView):
         )
 
 
-class WorkerListView(APIView):
+def _scope(request: Request) -> dict[str, Any]:
+    return {"routes_in_scope": routes_in_scope(request)}
+
+
+class WorkerListView(GenericAPIView[Worker]):
     permission_classes = [IsViewer]
+    queryset = Worker.objects.none()  # names the model for the schema; rows: worker_list()
+    filterset_class = WorkerFilterSet
+    serializer_class = WorkerOut
+    pagination_class = None  # a fleet is a page: the list has always been a plain array
 
     @extend_schema(responses=WorkerOut(many=True), summary="List workers")
     def get(self, request: Request) -> Response:
-        return Response(WorkerOut(worker_list(), many=True).data)
+        return Response(
+            WorkerOut(self.filter_queryset(worker_list()), many=True, context=_scope(request)).data
+        )
 
 
 class WorkerDetailView(APIView):
@@ -111,7 +123,7 @@ class WorkerDetailView(APIView):
 
     @extend_schema(responses=WorkerOut, summary="A worker")
     def get(self, request: Request, worker_id: int) -> Response:
-        return Response(WorkerOut(worker_get(worker_id)).data)
+        return Response(WorkerOut(worker_get(worker_id), context=_scope(request)).data)
 
 
 class WorkerRevokeView(APIView):

@@ -60,6 +60,31 @@ def _active_runs() -> models.QuerySet:
     return Run.objects.filter(state=RunState.RUNNING).select_related("route").order_by("-started_at")
 
 
+def assigned_pools(hardware_class: str, capabilities: list[str]) -> list[str]:
+    """The pools a worker serves by what it reports, in the names `services.runs._queue_for`
+    sends runs to: its hardware class, the generic `pool.gpu` for any GPU worker,
+    `engine.transformers` where it can run the in-process engine, and `pool.any` (runs any
+    machine can do: given endpoints)."""
+    pools = [f"pool.{hardware_class}"]
+    if hardware_class.startswith("gpu") and hardware_class != "gpu":
+        pools.append("pool.gpu")
+    if "transformers" in capabilities:
+        pools.append("engine.transformers")
+    pools.append("pool.any")
+    return pools
+
+
+def is_reserved_queue(name: str) -> bool:
+    """Names only the control plane hands out: a worker's own queue (`worker.N`), the
+    engine pools (`engine.*`) and the hardware pools (`pool.cpu`, `pool.gpu`,
+    `pool.gpu-*`, `pool.any`). Anything else is an operator-named pool (`--queue`)."""
+    return name.startswith(("worker.", "engine.", "pool.gpu-")) or name in {
+        "pool.cpu",
+        "pool.gpu",
+        "pool.any",
+    }
+
+
 def offline_cutoff(now: datetime | None = None) -> datetime:
     """A worker whose last heartbeat is older than this is offline."""
     return (now or timezone.now()) - timedelta(seconds=settings.WORKER_OFFLINE_AFTER_S)
@@ -102,16 +127,12 @@ class Worker(models.Model):
 
     @property
     def queues(self) -> list[str]:
-        """Its own queue first, then the pools it serves: its hardware class, the generic
-        `pool.gpu` for any GPU worker, `engine.transformers` where it can run the
-        in-process engine, and `pool.any` (runs any machine can do: given endpoints)."""
-        queues = [self.own_queue, f"pool.{self.hardware_class}"]
-        if self.hardware_class.startswith("gpu") and self.hardware_class != "gpu":
-            queues.append("pool.gpu")
-        if "transformers" in self.capabilities:
-            queues.append("engine.transformers")
-        queues.append("pool.any")
-        return queues + [q for q in self.extra_queues if q not in queues]
+        """Its own queue first, then the pools the control plane assigns it
+        (`assigned_pools`), then the operator-named pools it registered with. Another
+        worker's `worker.N` never counts, even in a row written before registration
+        refused such names."""
+        queues = [self.own_queue, *assigned_pools(self.hardware_class, self.capabilities)]
+        return queues + [q for q in self.extra_queues if q not in queues and not is_reserved_queue(q)]
 
     @property
     def is_online(self) -> bool:

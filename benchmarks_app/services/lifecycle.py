@@ -50,7 +50,15 @@ def _serves(worker: Worker, run: Run) -> bool:
     return run.queue in worker.queues
 
 
+def _pinned(worker: Worker, run: Run) -> None:
+    """A run pinned to a worker (`target_worker`) is that worker's alone, whatever queue a
+    message about it came through: the queue is only how it was delivered."""
+    if run.target_worker_id is not None and run.target_worker_id != worker.pk:
+        raise Forbidden(f"run {run.pk} is pinned to worker {run.target_worker_id}, not to worker {worker.pk}")
+
+
 def _owner(worker: Worker, run: Run) -> None:
+    _pinned(worker, run)
     if run.worker_id is not None and run.worker_id != worker.pk:
         raise Forbidden(f"run {run.pk} belongs to worker {run.worker_id}, not to worker {worker.pk}")
     if run.worker_id is None and not _serves(worker, run):
@@ -135,6 +143,7 @@ def run_result_submit(
     another worker 403; a malformed or impossible result 400 (nothing stored); a result
     for an attempt or a run that moved on 409."""
     run = _locked(run_id)
+    _pinned(worker, run)
     if run.worker_id != worker.pk:
         if run.worker_id is None:
             raise Conflict(f"run {run.pk} has not been started", code="not_started")

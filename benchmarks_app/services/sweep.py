@@ -84,6 +84,8 @@ def _requeue(run: Run, reason: str, to: Worker) -> None:
     run.started_at = None
     run.progress_done = 0
     run.queue = to.own_queue
+    # Sent to the replacement's own queue, so it is pinned to it: no other worker may claim it.
+    run.target_worker = to
     run.last_error = f"{reason}; requeued as attempt {run.attempt} on worker {to.name} (#{to.pk})"
     run.spec = build_spec(
         run_id=run.pk,

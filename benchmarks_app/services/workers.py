@@ -10,11 +10,13 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from accounts_app.permissions import ensure_fleet_wide
 from audit_app.actors import Actor
 from audit_app.services import audit_record
 from benchmarks_app.models import BootstrapToken, Worker, WorkerCredential
+from benchmarks_app.models.workers import assigned_pools, is_reserved_queue
 from benchmarks_app.tokens import BOOTSTRAP_PREFIX, WORKER_PREFIX, new_token, token_hash, token_hint
-from specpact.errors import Conflict, DomainError
+from specpact.errors import Conflict, DomainError, FieldError
 
 # Words in an NVML device name that say nothing about the class of the GPU.
 _GPU_NOISE = re.compile(r"^(nvidia|geforce|tesla|quadro|pcie|sxm\d*|nvl|hbm\d*e?|\d+gb)$")
@@ -37,6 +39,7 @@ def bootstrap_token_create(
     *, actor: Any = None, expires_at: datetime | None = None, note: str = ""
 ) -> tuple[BootstrapToken, str]:
     """Returns the row and the token itself, which is shown once and stored hashed."""
+    ensure_fleet_wide(actor, "issue bootstrap tokens")
     token = new_token(BOOTSTRAP_PREFIX)
     user = actor.user if isinstance(actor, Actor) else actor
     row = BootstrapToken.objects.create(
@@ -58,6 +61,7 @@ def bootstrap_token_create(
 
 @transaction.atomic
 def bootstrap_token_revoke(*, token: BootstrapToken, actor: Any) -> BootstrapToken:
+    ensure_fleet_wide(actor, "revoke bootstrap tokens")
     token.revoked_at = timezone.now()
     token.save(update_fields=["revoked_at"])
     audit_record(
@@ -75,6 +79,37 @@ def bootstrap_token_for(token: str) -> BootstrapToken | None:
     if not token.startswith(BOOTSTRAP_PREFIX):
         return None
     return BootstrapToken.objects.usable().filter(token_hash=token_hash(token)).first()
+
+
+def _operator_pools(queues: list[str], hardware_class: str, capabilities: list[str]) -> list[str]:
+    """The extra queues a worker asks for, checked: the control plane assigns a worker its
+    own queue and the pools its hardware and engines qualify it for, so asking for another
+    worker's `worker.N` (to receive the runs pinned to it), or for a pool it does not
+    qualify for, is refused as a whole (400, naming each entry) rather than silently
+    dropped: an operator who typed `--queue` learns at once that the worker will not serve
+    it, and nothing is registered. Naming a pool it qualifies for anyway is harmless."""
+    assigned = assigned_pools(hardware_class, capabilities)
+    errors = []
+    for i, name in enumerate(queues):
+        if name.startswith("worker."):
+            errors.append(
+                FieldError(
+                    f"queues[{i}]",
+                    f"{name!r} is a worker's own queue: the control plane gives each worker its own "
+                    "(worker.<its id>) and no worker may consume another's",
+                )
+            )
+        elif is_reserved_queue(name) and name not in assigned:
+            errors.append(
+                FieldError(
+                    f"queues[{i}]",
+                    f"{name!r} is assigned by the control plane from the worker's hardware and engines; "
+                    f"this worker ({hardware_class}) gets {', '.join(assigned)}",
+                )
+            )
+    if errors:
+        raise DomainError("The registration asks for queues this worker may not consume.", errors=errors)
+    return list(dict.fromkeys(q for q in queues if q not in assigned))
 
 
 @dataclass(frozen=True)
@@ -97,16 +132,18 @@ def worker_register(
     extra_queues: list[str],
     request_id: str = "",
 ) -> Registration:
+    hardware_class = hardware_class_of(hardware)
+    capabilities = sorted(set(capabilities))
     worker = Worker.objects.create(
         name=name,
         host=host,
-        hardware_class=hardware_class_of(hardware),
+        hardware_class=hardware_class,
         hardware=hardware,
         engines=engines,
-        capabilities=sorted(set(capabilities)),
+        capabilities=capabilities,
         agent_version=agent_version,
         spec_versions=sorted(set(spec_versions)),
-        extra_queues=extra_queues,
+        extra_queues=_operator_pools(extra_queues, hardware_class, capabilities),
         bootstrap_token=bootstrap,
         # Registering is a sign of life: the worker is online until it falls silent.
         last_heartbeat_at=timezone.now(),
@@ -158,6 +195,7 @@ def worker_heartbeat(*, worker: Worker, current_run: dict[str, int] | None) -> W
 @transaction.atomic
 def worker_revoke(*, worker: Worker, actor: Any, reason: str, request_id: str = "") -> Worker:
     """Its token stops working at once; a run it holds is lost and handled by the sweep."""
+    ensure_fleet_wide(actor, "revoke workers")
     locked = Worker.objects.select_for_update().get(pk=worker.pk)
     if locked.revoked_at is not None:
         raise Conflict(f"worker {locked.pk} is already revoked", code="already_revoked")

@@ -8,6 +8,7 @@ from typing import Any
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
+from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -34,7 +35,8 @@ from contracts_app.document import (
     requires_benchmark,
     validate_document,
 )
-from contracts_app.models import Route
+from contracts_app.filtersets import RouteFilterSet, VersionFilterSet
+from contracts_app.models import ContractVersion, Route
 from specpact.api.pagination import paginate
 from specpact.middleware import request_id_of
 
@@ -45,13 +47,17 @@ def _route(request: Request, slug: str) -> Route:
     return route
 
 
-class RouteListApi(APIView):
+class RouteListApi(GenericAPIView[Route]):
+    queryset = Route.objects.none()  # names the model for the schema; rows: route_list()
+    filterset_class = RouteFilterSet
+    serializer_class = RouteCreateSerializer  # what POST takes (the browsable API's form)
+
     def get_permissions(self) -> list[Any]:
         return role_permissions("operator" if self.request.method == "POST" else "viewer")
 
     @extend_schema(responses=RouteSerializer(many=True))
     def get(self, request: Request) -> Response:
-        routes = visible_routes(request, selectors.route_list())
+        routes = self.filter_queryset(visible_routes(request, selectors.route_list()))
         return paginate(request, self, routes, RouteSerializer)
 
     @extend_schema(request=RouteCreateSerializer, responses={201: RouteSerializer})
@@ -73,14 +79,18 @@ class RouteDetailApi(APIView):
         return Response(RouteSerializer(_route(request, slug)).data)
 
 
-class VersionListApi(APIView):
+class VersionListApi(GenericAPIView[ContractVersion]):
+    queryset = ContractVersion.objects.none()  # names the model for the schema; rows: version_list()
+    filterset_class = VersionFilterSet
+    serializer_class = VersionSummarySerializer
+
     def get_permissions(self) -> list[Any]:
         return role_permissions("operator" if self.request.method == "POST" else "viewer")
 
     @extend_schema(responses=VersionSummarySerializer(many=True))
     def get(self, request: Request, slug: str) -> Response:
-        route = _route(request, slug)
-        return paginate(request, self, selectors.version_list(route), VersionSummarySerializer)
+        versions = self.filter_queryset(selectors.version_list(_route(request, slug)))
+        return paginate(request, self, versions, VersionSummarySerializer)
 
     @extend_schema(
         request={"application/json": OpenApiTypes.OBJECT, "application/yaml": OpenApiTypes.STR},

@@ -17,6 +17,7 @@ SCHEMA_ID = "https://specpact.dev/schema/contract/v1.json"
 KNOWN_LANES: tuple[str, ...] = ("chat", "summarization", "extraction", "document_review", "agent")
 LANE_PATTERN = r"^[a-z][a-z0-9_-]{0,62}$"
 ROUTE_PATTERN = r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$"
+ROUTE_HELP = "a route slug is 1-64 lowercase letters, digits and inner hyphens"
 DIGEST_PATTERN = r"^sha256:[0-9a-f]{64}$"
 
 LaneName = Annotated[

@@ -3,13 +3,11 @@ from __future__ import annotations
 from django.core.validators import RegexValidator
 from django.db import models
 
-from contracts_app.document.schema import ROUTE_PATTERN
+from contracts_app.document.schema import ROUTE_HELP, ROUTE_PATTERN
 
 # The contract's own `route` rule: DNS-label-like, so it works in URLs, queue names and
 # metric labels alike.
-ROUTE_SLUG_VALIDATOR = RegexValidator(
-    ROUTE_PATTERN, "a route slug is 1-64 lowercase letters, digits and inner hyphens"
-)
+ROUTE_SLUG_VALIDATOR = RegexValidator(ROUTE_PATTERN, ROUTE_HELP)
 
 
 class RouteQuerySet(models.QuerySet["Route"]):

@@ -9,6 +9,7 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 
+from accounts_app.permissions import ensure_route_access
 from audit_app.actors import Actor, as_actor
 from audit_app.services import audit_record
 from contracts_app.document import (
@@ -44,7 +45,9 @@ def _audit_route_created(route: Route, actor: Actor, request_id: str) -> None:
 
 
 def route_create(*, slug: str, description: str = "", actor: Any, request_id: str = "") -> Route:
-    """`actor`: an audit Actor, a user, or None for the system."""
+    """`actor`: an audit Actor, a user, or None for the system. A route-scoped token
+    creates only routes in its scope (404 otherwise, as for a version upload)."""
+    ensure_route_access(as_actor(actor), None, creating_slug=slug)
     if not re.fullmatch(ROUTE_SLUG_VALIDATOR.regex, slug):
         raise DomainError(
             "The route slug is invalid.",
@@ -102,6 +105,8 @@ def contract_version_create(
     stored = normalize(contract)
     digest = document_digest(contract)
     who = as_actor(actor)
+    # A scoped token uploads (and so creates routes) only within its scope.
+    ensure_route_access(who, slug)
 
     with transaction.atomic():
         route, route_created = _route_locked(slug, description=contract.description or "")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import OuterRef, Q, QuerySet, Subquery
+from django.db.models import OuterRef, QuerySet, Subquery
 
 from contracts_app.models import Route
 from releases_app.choices import OPEN_STATES
@@ -98,45 +98,28 @@ def _annotated(routes: QuerySet[Route]) -> QuerySet[Route]:
     )
 
 
-def route_rows(
-    routes: QuerySet[Route] | None = None,
-    *,
-    method: str = "",
-    lane: str = "",
-    verdict: str = "",
-    pending: bool | None = None,
-) -> list[RouteRow]:
-    """Routes (default: all) as overview rows, filtered. `verdict` is a gate verdict or
-    NOT_MEASURED; `pending` True keeps routes with an open release, False those without."""
+def route_rows(routes: QuerySet[Route] | None = None) -> list[RouteRow]:
+    """Routes (default: all; filtered by `contracts_app.filtersets.RouteFilterSet`) as
+    overview rows."""
     qs = _annotated(routes if routes is not None else Route.objects.all()).order_by("slug")
-    if method:
-        qs = qs.filter(active_version__document__speculation__method=method)
-    if verdict == NOT_MEASURED:
-        qs = qs.filter(Q(last_verdict__isnull=True))
-    elif verdict:
-        qs = qs.filter(Q(last_verdict=verdict))
-    if pending is not None:
-        qs = qs.filter(Q(open_release_id__isnull=not pending))
     rows = []
     for route in qs:
         doc = route.active_version.document if route.active_version else {}
         lanes = doc.get("lanes") or {}
-        row = RouteRow(
-            route=route,
-            method=route.active_version.speculation_method if route.active_version else None,
-            lanes=list(lanes.get("allowed") or []),
-            excluded=list(lanes.get("excluded") or []),
-            gated_release_id=route.gated_release_id,  # type: ignore[attr-defined]
-            verdict=route.last_verdict,  # type: ignore[attr-defined]
-            gated_release_state=route.gated_release_state,  # type: ignore[attr-defined]
-            speedups=_speedups(route.last_speedup),  # type: ignore[attr-defined]
-            open_release_id=route.open_release_id,  # type: ignore[attr-defined]
-            open_release_state=route.open_release_state,  # type: ignore[attr-defined]
+        rows.append(
+            RouteRow(
+                route=route,
+                method=route.active_version.speculation_method if route.active_version else None,
+                lanes=list(lanes.get("allowed") or []),
+                excluded=list(lanes.get("excluded") or []),
+                gated_release_id=route.gated_release_id,  # type: ignore[attr-defined]
+                verdict=route.last_verdict,  # type: ignore[attr-defined]
+                gated_release_state=route.gated_release_state,  # type: ignore[attr-defined]
+                speedups=_speedups(route.last_speedup),  # type: ignore[attr-defined]
+                open_release_id=route.open_release_id,  # type: ignore[attr-defined]
+                open_release_state=route.open_release_state,  # type: ignore[attr-defined]
+            )
         )
-        # Lanes live in a JSON list: filtered here, the same way on PostgreSQL and SQLite.
-        if lane and lane not in row.lanes:
-            continue
-        rows.append(row)
     return rows
 
 

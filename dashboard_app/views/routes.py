@@ -8,22 +8,31 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from contracts_app import selectors
+from contracts_app.document.schema import KNOWN_LANES
+from contracts_app.models import Route
 from contracts_app.views.pages import route_or_404
-from dashboard_app.filters import RouteFilterForm
+from dashboard_app.filters import OverviewFilterSet
 from dashboard_app.selectors.checklist import route_checklist
 from dashboard_app.selectors.overview import route_rows
 from releases_app.models import Release
+from specpact.filtersets import page_queryset
 
 
 @login_required
 def routes_overview(request: HttpRequest) -> HttpResponse:
-    form = RouteFilterForm(request.GET or None)
-    rows = route_rows(**form.filters())
-    filtered = form.is_bound and form.is_valid() and any(form.cleaned_data.values())
+    filterset = OverviewFilterSet(request.GET or None, queryset=Route.objects.all())
+    rows = route_rows(page_queryset(filterset))
+    filtered = filterset.is_valid() and any(filterset.form.cleaned_data.values())
     return render(
         request,
         "dashboard/routes_overview.html",
-        {"rows": rows, "form": form, "filtered": filtered, "nav": "routes"},
+        {
+            "rows": rows,
+            "form": filterset.form,
+            "known_lanes": KNOWN_LANES,
+            "filtered": filtered,
+            "nav": "routes",
+        },
     )
 
 

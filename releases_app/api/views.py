@@ -3,8 +3,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import status
+from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -20,10 +21,9 @@ from releases_app.api.serializers import (
     ReleaseDetailSerializer,
     ReleaseSerializer,
 )
-from releases_app.choices import ReleaseState
+from releases_app.filtersets import ReleaseFilterSet
 from releases_app.models import Release
 from specpact.api.pagination import paginate
-from specpact.errors import DomainError, FieldError
 
 
 def _detail(release: Release, code: int = status.HTTP_200_OK) -> Response:
@@ -31,28 +31,17 @@ def _detail(release: Release, code: int = status.HTTP_200_OK) -> Response:
     return Response(ReleaseDetailSerializer(fresh).data, status=code, headers={"ETag": fresh.etag})
 
 
-class ReleaseListApi(APIView):
+class ReleaseListApi(GenericAPIView[Release]):
+    queryset = Release.objects.none()  # names the model for the schema; rows: release_list()
+    filterset_class = ReleaseFilterSet
+    serializer_class = ReleaseCreateSerializer  # what POST takes (the browsable API's form)
+
     def get_permissions(self) -> list[Any]:
         return role_permissions("operator" if self.request.method == "POST" else "viewer")
 
-    @extend_schema(
-        parameters=[
-            OpenApiParameter("route", str, description="route slug"),
-            OpenApiParameter("state", str, description="state, or several separated by commas"),
-        ],
-        responses=ReleaseSerializer(many=True),
-    )
+    @extend_schema(responses=ReleaseSerializer(many=True))
     def get(self, request: Request) -> Response:
-        state = request.query_params.get("state", "")
-        unknown = [s for s in state.split(",") if s and s not in ReleaseState.values]
-        if unknown:
-            raise DomainError(
-                "The request is invalid; see errors.",
-                errors=[FieldError("state", f"unknown state {unknown[0]!r}")],
-            )
-        releases = selectors.release_list(
-            subject=request, route=request.query_params.get("route", ""), state=state
-        )
+        releases = self.filter_queryset(selectors.release_list(subject=request))
         return paginate(request, self, releases, ReleaseSerializer)
 
     @extend_schema(request=ReleaseCreateSerializer, responses={201: ReleaseDetailSerializer})

@@ -18,9 +18,11 @@ from django.views.decorators.http import require_POST
 from accounts_app.permissions import has_role
 from audit_app.actors import actor_from_request
 from releases_app import selectors, services
-from releases_app.forms import ApproveForm, DecisionForm, ProposeForm, ReleaseFilterForm
+from releases_app.filtersets import ReleaseFilterSet
+from releases_app.forms import ApproveForm, DecisionForm, ProposeForm
 from releases_app.models import Release
 from specpact.errors import DomainError, NotFound
+from specpact.filtersets import page_filter_query, page_queryset
 
 
 def _release_or_404(request: HttpRequest, release_id: int) -> Release:
@@ -32,18 +34,15 @@ def _release_or_404(request: HttpRequest, release_id: int) -> Release:
 
 @login_required
 def release_list(request: HttpRequest) -> HttpResponse:
-    filters = ReleaseFilterForm(request.GET or None)
-    route = state = ""
-    if filters.is_valid():
-        route, state = filters.cleaned_data["route"], filters.cleaned_data["state"]
-    releases = selectors.release_list(subject=request, route=route, state=state)
-    page = Paginator(releases, 50).get_page(request.GET.get("page"))
+    filterset = ReleaseFilterSet(request.GET or None, queryset=selectors.release_list(subject=request))
+    page = Paginator(page_queryset(filterset), 50).get_page(request.GET.get("page"))
     return render(
         request,
         "releases/release_list.html",
         {
             "page": page,
-            "filters": filters if filters.is_bound else ReleaseFilterForm(),
+            "filters": filterset.form,
+            "query": page_filter_query(request, filterset),
             "propose_form": ProposeForm() if has_role(request, "operator") else None,
             "nav": "releases",
         },

@@ -40,6 +40,8 @@ class Command(BaseCommand):
         call_command("migrate", interactive=False, verbosity=0)
         logins = seed_people()
         seed_routes()
+        # The first signed checkpoint of the audit chain (beat signs the next ones hourly).
+        call_command("audit_checkpoint")
         if options["seed_only"]:
             self.stdout.write("Seeded. Logins: " + ", ".join(f"{x.username}/{x.password}" for x in logins))
             return

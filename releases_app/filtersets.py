@@ -1,0 +1,23 @@
+"""The releases' filters, one set for `GET /api/v1/releases/` and the releases page."""
+
+from __future__ import annotations
+
+import django_filters
+
+from releases_app.choices import ReleaseState
+from releases_app.models import Release
+from specpact.filtersets import ChoiceInFilter, route_slug_filter
+
+
+class ReleaseFilterSet(django_filters.FilterSet):
+    route = route_slug_filter("route__slug")
+    state = ChoiceInFilter(
+        field_name="state",
+        choices=ReleaseState.choices,
+        empty_label="any state",
+        help_text="state, or several separated by commas",
+    )
+
+    class Meta:
+        model = Release
+        fields: list[str] = []

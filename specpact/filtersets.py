@@ -1,0 +1,61 @@
+"""What every app's `filtersets.py` shares: filters for slugs and comma lists, and how a
+page applies a FilterSet. The API applies them through DRF's filter backend
+(`DjangoFilterBackend`, the default in settings), which answers a bad value with a
+ValidationError, i.e. a problem+json 400 naming the parameter (`specpact.api.problems`)."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+import django_filters
+from django import forms
+from django.core.validators import RegexValidator
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+
+from contracts_app.document.schema import ROUTE_PATTERN
+
+_ROUTE_SLUG = RegexValidator(
+    ROUTE_PATTERN, "a route slug is 1-64 lowercase letters, digits and inner hyphens"
+)
+
+
+class ChoiceInFilter(django_filters.BaseInFilter, django_filters.ChoiceFilter):
+    """One value or several separated by commas (`state=active,awaiting_review`), each one
+    of `choices`; OpenAPI shows an array of the enum, comma-separated (style=form)."""
+
+
+@extend_schema_field(OpenApiTypes.INT)
+class IdFilter(django_filters.NumberFilter):
+    """A row id: a positive whole number (django-filter's NumberFilter takes decimals)."""
+
+    field_class = forms.IntegerField
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("min_value", 1)
+        super().__init__(*args, **kwargs)
+
+
+def route_slug_filter(field_name: str, **kwargs: Any) -> django_filters.CharFilter:
+    """A route slug: the shape a route's slug has, so a typo is named instead of matching nothing."""
+    kwargs.setdefault("help_text", "route slug")
+    return django_filters.CharFilter(field_name=field_name, max_length=64, validators=[_ROUTE_SLUG], **kwargs)
+
+
+def page_queryset(filterset: django_filters.FilterSet) -> QuerySet[Any]:
+    """What a page lists: filtered when every value is good; the whole list when one is
+    bad (the page names the bad value beside its field and drops the filters: a page
+    never fails on a query string)."""
+    if filterset.is_bound and not filterset.is_valid():
+        return filterset.queryset.all()
+    return filterset.qs
+
+
+def page_filter_query(request: HttpRequest, filterset: django_filters.FilterSet) -> str:
+    """The filters in force as a query string, for the page's pagination links ('' when none)."""
+    if not filterset.is_bound or not filterset.is_valid():
+        return ""
+    return urlencode({k: v for k, v in request.GET.items() if k in filterset.filters and v})
