@@ -66,8 +66,13 @@ class ImportApi(APIView):
                 "Unknown engine.", errors=[FieldError("engine", f"must be one of: {', '.join(ENGINES)}")]
             )
         command = data.validated_data["command"]
-        argv = _argv(command)
-        result = import_command(engine, argv)
+        # Python (a pasted generate() call) is not split as a shell would split it.
+        argv = (
+            [command] if engine == "transformers" and isinstance(command, str) and command else _argv(command)
+        )
+        # A string goes in as pasted: the importer joins `\`-continued lines, unwraps
+        # `docker run`, and reads a Transformers generate() call as Python.
+        result = import_command(engine, command if isinstance(command, str) else argv)
         return Response(
             {
                 "engine": engine,

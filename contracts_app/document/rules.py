@@ -1,19 +1,14 @@
 """Engine rules: what the schema alone cannot say. Each rule returns plain-worded
-`FieldError`s; `errors()` are fatal, `warnings()` are shown but do not block an upload."""
+`FieldError`s; `errors()` are fatal, `warnings()` are shown but do not block an upload.
+What depends on the engine release the contract names is in `rules_release`."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
 
-from .engines import (
-    ENGINE_NAMES,
-    HETEROGENEOUS_VOCAB,
-    REQUIRED_ASSET,
-    SPECULATION_OFF_ABOVE,
-    SUPPORTED_METHODS,
-    UNSUPPORTED_HINT,
-)
+from . import rules_release
+from .engines import ENGINE_NAMES, HETEROGENEOUS_VOCAB, REQUIRED_ASSET, asset_role
 from .errors import FieldError
 from .metrics import METRICS
 from .rollback import ROLLBACK_TARGET_HELP, parse_rollback_target
@@ -23,10 +18,9 @@ _ROUTE = re.compile(ROUTE_PATTERN)
 
 
 def errors(doc: ContractDocument) -> list[FieldError]:
-    return [
+    found = [
         *_route(doc),
         *_speculation_shape(doc),
-        *_engine_support(doc),
         *_assets(doc),
         *_tokenizers(doc),
         *_params(doc),
@@ -36,10 +30,13 @@ def errors(doc: ContractDocument) -> list[FieldError]:
         *_measurement(doc),
         *_rollback(doc),
     ]
+    # One message per field: a setting refused here is not refused again for the release.
+    taken = {e.path for e in found}
+    return found + [e for e in rules_release.errors(doc) if e.path not in taken]
 
 
 def warnings(doc: ContractDocument) -> list[FieldError]:
-    return list(_warnings(doc))
+    return [*rules_release.warnings(doc), *_warnings(doc)]
 
 
 def _a(word: str) -> str:
@@ -73,14 +70,6 @@ def _speculation_shape(doc: ContractDocument) -> Iterator[FieldError]:
         yield FieldError(
             "speculation.num_speculative_tokens",
             f"method {spec.method} needs the number of tokens to propose",
-        )
-
-
-def _engine_support(doc: ContractDocument) -> Iterator[FieldError]:
-    engine, method = doc.target.engine, doc.speculation.method
-    if method not in SUPPORTED_METHODS[engine]:
-        yield FieldError(
-            "speculation.method", f"{_engine(doc)} cannot run method {method}: {UNSUPPORTED_HINT[engine]}"
         )
 
 
@@ -185,6 +174,23 @@ def _params(doc: ContractDocument) -> Iterator[FieldError]:
         )
     if p.token_schedule is not None:
         yield from _token_schedule(doc)
+    least = p.min_speculative_tokens
+    if least is not None and least > (doc.speculation.num_speculative_tokens or 0):
+        yield FieldError(
+            "speculation.params.min_speculative_tokens",
+            f"larger than speculation.num_speculative_tokens ({doc.speculation.num_speculative_tokens})",
+        )
+    if p.parallel_drafting:
+        if engine != "vllm":
+            yield FieldError(
+                "speculation.params.parallel_drafting",
+                f"parallel drafting is vLLM's; {_engine(doc)} has none",
+            )
+        elif method not in ("draft_model", "eagle", "eagle3"):
+            yield FieldError(
+                "speculation.params.parallel_drafting",
+                f"vLLM drafts in parallel with EAGLE and draft-model methods only, not {method}",
+            )
     for name in ("eagle_topk", "num_draft_tokens"):
         if getattr(p, name) is None:
             continue
@@ -229,12 +235,6 @@ def _batching(doc: ContractDocument) -> Iterator[FieldError]:
             "compatibility.batching.max_batch_size",
             f"Transformers assisted generation runs batch size 1 only; {batching.max_batch_size} "
             "is not possible with speculation on",
-        )
-    off = batching.speculation_off_above_batch_size
-    if off is not None and doc.target.engine == "vllm" and off < 2:
-        yield FieldError(
-            "compatibility.batching.speculation_off_above_batch_size",
-            "vLLM's disable_by_batch_size must be at least 2",
         )
 
 
@@ -302,29 +302,15 @@ def _rollback(doc: ContractDocument) -> Iterator[FieldError]:
 
 
 def _unused_asset(doc: ContractDocument, asset: Asset) -> bool:
-    return REQUIRED_ASSET.get(doc.speculation.method) != asset.role
+    return asset_role(doc.speculation.method) != asset.role
 
 
 def _warnings(doc: ContractDocument) -> Iterator[FieldError]:
     engine, method = doc.target.engine, doc.speculation.method
     if doc.target.revision is None and doc.target.digest is None:
         yield FieldError("target.revision", "the target model is not pinned to a revision")
-    if doc.target.engine_version is None:
-        yield FieldError(
-            "target.engine_version", "the engine version is not stated; engine rules change between releases"
-        )
     if engine == "sglang" and method == "ngram":
         yield FieldError("speculation.method", "SGLang's n-gram speculation runs on CUDA GPUs only")
-    if engine == "vllm" and doc.speculation.params and doc.speculation.params.token_schedule:
-        yield FieldError(
-            "speculation.params.token_schedule",
-            "vLLM accepts num_speculative_tokens_per_batch_size in recent releases only",
-        )
-    if engine == "vllm" and doc.speculation.params and doc.speculation.params.heterogeneous_vocab:
-        yield FieldError(
-            "speculation.params.heterogeneous_vocab",
-            "vLLM accepts use_heterogeneous_vocab in recent releases only",
-        )
     for i, asset in enumerate(doc.assets):
         if _unused_asset(doc, asset):
             yield FieldError(f"assets[{i}]", f"method {method} does not use a {asset.role} asset")
@@ -345,7 +331,7 @@ def _warnings(doc: ContractDocument) -> Iterator[FieldError]:
             yield FieldError(
                 "compatibility.batching.speculation_off_above_batch_size", "speculation is already off"
             )
-        elif engine not in SPECULATION_OFF_ABOVE:
+        elif engine != "vllm":
             yield FieldError(
                 "compatibility.batching.speculation_off_above_batch_size",
                 f"{_engine(doc)} cannot switch speculation off by batch size; the route must enforce it",

@@ -76,7 +76,8 @@ class SpeculationParams(_Model):
         ge=1,
         le=MAX_COUNT,
         description="n-gram: longest prompt n-gram matched (vLLM prompt_lookup_max, Transformers "
-        "max_matching_ngram_size, SGLang max match window, llama.cpp --spec-ngram-size-n).",
+        "max_matching_ngram_size, SGLang max match window before 0.5.10, llama.cpp "
+        "--spec-ngram-<variant>-size-n / --spec-ngram-mod-n-match).",
     )
     ngram_variant: Literal["simple", "mod", "cache", "map-k", "map-k4v"] | None = Field(
         default=None, description="llama.cpp only: which n-gram drafter (--spec-type ngram-<variant>)."
@@ -98,6 +99,17 @@ class SpeculationParams(_Model):
         max_length=MAX_LIST,
         description="vLLM only: speculative tokens by batch size, smallest batches first "
         "(num_speculative_tokens_per_batch_size); fewer tokens as the batch grows.",
+    )
+    min_speculative_tokens: int | None = Field(
+        default=None,
+        ge=0,
+        description="llama.cpp only: the fewest tokens a draft must have to be verified "
+        "(--spec-draft-n-min, --spec-ngram-mod-n-min; --draft-min before b8942).",
+    )
+    parallel_drafting: bool | None = Field(
+        default=None,
+        description="vLLM only (0.16.0 and later): all speculative tokens drafted in one pass "
+        "(parallel_drafting); the draft or EAGLE head must be trained for it, e.g. PARD.",
     )
     eagle_topk: int | None = Field(
         default=None,

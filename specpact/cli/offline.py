@@ -47,7 +47,15 @@ def register(subparsers: Any) -> None:
         usage="specpact import --engine E -- COMMAND…",
     )
     p.add_argument("--engine", choices=ENGINES, required=True)
-    p.add_argument("argv", nargs=argparse.REMAINDER, help="the engine command, after --")
+    p.add_argument(
+        "--engine-version",
+        help="the release the command runs on (read from an engine image's tag otherwise)",
+    )
+    p.add_argument(
+        "argv",
+        nargs=argparse.REMAINDER,
+        help="the engine command after --, as words or as one pasted string; - reads it from standard input",
+    )
     p.set_defaults(handler=cmd_import)
 
     p = subparsers.add_parser("schema", help="print the contract JSON Schema")
@@ -115,7 +123,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 def cmd_render(args: argparse.Namespace) -> int:
     try:
-        result = render(_load(args.file), args.engine)
+        doc = _load(args.file)
+        result = render(doc, args.engine)
     except _Unreadable as exc:
         _err(str(exc))
         return exit_codes.INVALID
@@ -124,22 +133,38 @@ def cmd_render(args: argparse.Namespace) -> int:
         return exit_codes.INVALID
     if args.json:
         print(json.dumps(result.as_dict(), indent=2))
-    else:
-        print(result.shell)
-        for note in result.notes:
+        return exit_codes.OK
+    print(result.shell)
+    # Each finding once: a validation warning a render note repeats is printed as the warning.
+    warnings = _unique(
+        validation_warnings(doc) if not args.engine or args.engine == doc.target.engine else []
+    )
+    _print_errors(warnings, prefix="warning: ")
+    said = {w.message for w in warnings}
+    for note in dict.fromkeys(result.notes):
+        if note not in said:
             _err(f"note: {note}")
     return exit_codes.OK
+
+
+def _unique(errors: list[FieldError]) -> list[FieldError]:
+    return list(dict.fromkeys(errors))
 
 
 def cmd_import(args: argparse.Namespace) -> int:
     argv = list(args.argv)
     if argv[:1] == ["--"]:
         argv = argv[1:]
-    if not argv:
+    command: list[str] | str = argv
+    if argv == ["-"]:
+        command = sys.stdin.read()
+    elif len(argv) == 1:
+        command = argv[0]  # one pasted string: continuation lines, docker run, Python
+    if not command or (isinstance(command, str) and not command.strip()):
         _err("specpact import: give the engine command after --, e.g. --engine vllm -- vllm serve MODEL")
         return exit_codes.INVALID
     try:
-        result = import_command(args.engine, argv)
+        result = import_command(args.engine, command, engine_version=args.engine_version)
     except ContractError as exc:
         _print_errors(exc.errors)
         return exit_codes.INVALID

@@ -36,7 +36,7 @@ BASE: dict[str, Any] = {
         "model": "meta-llama/Llama-3.1-8B-Instruct",
         "revision": "0e9e39f249a16976918f6564b8830bc894c89659",
         "engine": "vllm",
-        "engine_version": "0.11.0",
+        "engine_version": "0.24.0",
     },
     "speculation": {
         "method": "ngram",
@@ -50,7 +50,7 @@ BASE: dict[str, Any] = {
             "revision": "0e9e39f249a16976918f6564b8830bc894c89659",
         },
         "decoding": {"modes": ["greedy", "sampling"], "temperature_max": 1.0},
-        "batching": {"max_batch_size": 256, "speculation_off_above_batch_size": 32},
+        "batching": {"max_batch_size": 256},
         "max_concurrency": 64,
     },
     "lanes": {"allowed": ["summarization", "extraction"], "excluded": ["agent"]},

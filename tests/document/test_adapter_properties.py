@@ -10,6 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from contracts_app.document import SUPPORTED_METHODS, ContractError, import_command, render, validate_document
+from contracts_app.document.engines import KNOWLEDGE, ReleaseView
+from contracts_app.document.engines.llamacpp import NGRAM_CACHE_TOKENS
 
 from .conftest import base
 
@@ -20,14 +22,32 @@ names = st.from_regex(r"[a-z][a-z0-9]{0,6}/[A-Za-z0-9][A-Za-z0-9.\-]{0,12}", ful
 revisions = st.one_of(st.none(), st.from_regex(r"[0-9a-f]{7,40}", fullmatch=True))
 
 
+def releases(engine: str) -> list[str | None]:
+    """The start of each release range of the engine's table (outside its gaps), and no
+    version at all (the newest then holds)."""
+    k = KNOWLEDGE[engine]
+    return [None, *(str(start) for start, _ in k.ranges() if k.view(str(start)).gap is None)]
+
+
+def expressible(view: ReleaseView, param: str, method: str, variant: str | None = None) -> bool:
+    return bool(view.carriers(f"speculation.params.{param}", method, variant))
+
+
 @st.composite
 def contracts(draw: st.DrawFn) -> dict[str, Any]:
     engine = draw(st.sampled_from(sorted(SUPPORTED_METHODS)))
-    method = draw(st.sampled_from(sorted(SUPPORTED_METHODS[engine])))
+    version = draw(st.sampled_from(releases(engine)))
+    view = KNOWLEDGE[engine].view(version)
+    methods = view.methods | {"none"}
+    if engine == "transformers" and not view.has("num_assistant_tokens"):
+        methods -= {"draft_model"}  # before 4.35.0 no contract can say the token count
+    method = draw(st.sampled_from(sorted(methods)))
     doc = base()
     model = draw(names)
     revision = draw(revisions)
-    doc["target"] = {"model": model, "engine": engine, "engine_version": "1"}
+    doc["target"] = {"model": model, "engine": engine}
+    if version:
+        doc["target"]["engine_version"] = version
     if revision:
         doc["target"]["revision"] = revision
     tokenizer: dict[str, Any] = {"name": draw(st.sampled_from([model, "org/tok"]))}
@@ -41,7 +61,7 @@ def contracts(draw: st.DrawFn) -> dict[str, Any]:
     batch = 1 if engine == "transformers" else draw(st.integers(1, 512))
     doc["compatibility"]["batching"] = {"max_batch_size": batch}
     doc["compatibility"]["max_concurrency"] = draw(st.integers(1, 512))
-    if engine == "vllm" and method != "none" and draw(st.booleans()):
+    if view.concept("speculation_off_above") is not None and method != "none" and draw(st.booleans()):
         doc["compatibility"]["batching"]["speculation_off_above_batch_size"] = draw(st.integers(2, 64))
     doc["measurement"]["improve"][0].pop("max_concurrency")
     speculation: dict[str, Any] = {"method": method}
@@ -49,29 +69,45 @@ def contracts(draw: st.DrawFn) -> dict[str, Any]:
     doc["assets"] = []
     if method != "none":
         speculation["num_speculative_tokens"] = draw(st.integers(1, 16))
+        variant = None
         if method == "ngram":
-            low, high = sorted(draw(st.lists(st.integers(1, 8), min_size=2, max_size=2)))
-            if engine in ("vllm", "sglang") and draw(st.booleans()):
-                params["prompt_lookup_min"] = low
-            if engine != "tgi" and draw(st.booleans()):
-                params["prompt_lookup_max"] = high
-            if engine == "llamacpp" and draw(st.booleans()):
-                params["ngram_variant"] = draw(
-                    st.sampled_from(["simple", "mod", "cache", "map-k", "map-k4v"])
+            if engine == "llamacpp":
+                variant = draw(
+                    st.sampled_from(sorted(f.variant for f in view.features("method") if f.variant))
                 )
+                if variant != "simple" or draw(st.booleans()):
+                    params["ngram_variant"] = variant
+                if variant == "cache":
+                    speculation["num_speculative_tokens"] = NGRAM_CACHE_TOKENS
+            low, high = sorted(draw(st.lists(st.integers(1, 8), min_size=2, max_size=2)))
+            if expressible(view, "prompt_lookup_min", method, variant) and draw(st.booleans()):
+                params["prompt_lookup_min"] = low
+            if expressible(view, "prompt_lookup_max", method, variant) and draw(st.booleans()):
+                params["prompt_lookup_max"] = high
         if method == "early_exit":
             params["early_exit_layer"] = draw(st.integers(1, 30))
         if engine == "sglang" and method in ("eagle", "eagle3", "mtp", "draft_model") and draw(st.booleans()):
             params["eagle_topk"] = draw(st.integers(1, 8))
             params["num_draft_tokens"] = draw(st.integers(2, 64))
+        parallel = expressible(view, "parallel_drafting", method) and method in (
+            "draft_model",
+            "eagle",
+            "eagle3",
+        )
+        if parallel and draw(st.booleans()):
+            params["parallel_drafting"] = True
         role = ASSET_ROLE.get(method)
+        if method == "mtp" and view.carriers("assets.mtp_assistant", "mtp") and draw(st.booleans()):
+            role = "mtp_assistant"
+        if engine == "transformers" and method == "mtp" and view.concept("mtp_own_layers") is None:
+            role = "mtp_assistant"  # before 5.14.0 generate() runs MTP only from an assistant
         if role:
             asset: dict[str, Any] = {"role": role, "name": draw(names)}
             asset_revision = draw(revisions)
-            if asset_revision:
+            if asset_revision and (engine != "sglang" or view.has("--speculative-draft-model-revision")):
                 asset["revision"] = asset_revision
             if role == "draft":
-                hetero = engine in ("vllm", "transformers") and draw(st.booleans())
+                hetero = expressible(view, "heterogeneous_vocab", method) and draw(st.booleans())
                 asset["tokenizer"] = {"name": "other/vocab"} if hetero else copy.deepcopy(tokenizer)
                 if hetero:
                     params["heterogeneous_vocab"] = True
@@ -91,7 +127,7 @@ def test_any_runnable_contract_round_trips(data: dict[str, Any]) -> None:
         raise AssertionError([(e.path, e.message) for e in exc.errors]) from exc
     engine = doc.target.engine
     first = render(doc)
-    imported = import_command(engine, first.argv)
+    imported = import_command(engine, first.argv, engine_version=doc.target.engine_version)
     again = render(validate_document(imported.document), engine)
     assert again.argv == first.argv
     assert again.config == first.config

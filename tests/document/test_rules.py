@@ -17,8 +17,10 @@ Doc = dict[str, Any]
 
 
 def on_engine(doc: Doc, engine: str) -> Doc:
+    """The contract on another engine: its newest release (engine_version names vLLM's)."""
     doc["target"]["engine"] = engine
     if engine != "vllm":
+        doc["target"].pop("engine_version", None)
         doc["compatibility"]["batching"].pop("speculation_off_above_batch_size", None)
     if engine == "transformers":
         doc["compatibility"]["batching"]["max_batch_size"] = 1
@@ -67,7 +69,6 @@ def test_route_must_be_a_slug() -> None:
 def test_method_none_takes_no_speculative_tokens() -> None:
     bad = method(base(), "none", tokens=4)
     good = method(base(), "none", tokens=None)
-    good["compatibility"]["batching"].pop("speculation_off_above_batch_size")
     assert_rule(bad, good, "speculation.num_speculative_tokens", "speculation is off")
 
 
@@ -130,8 +131,11 @@ def test_a_draft_with_another_tokenizer_is_refused_on_vllm_without_the_mode() ->
     message = error_at(bad, "assets[0].tokenizer")
     assert "differs from the target's" in message and "heterogeneous_vocab: true" in message
     good = method(base(), "draft_model", assets=[other], params={"heterogeneous_vocab": True})
+    # use_heterogeneous_vocab arrived in vLLM 0.25.0 (it was a "recent releases" warning before).
+    assert "0.25.0" in error_at(copy.deepcopy(good), "speculation.params.heterogeneous_vocab")
+    good["target"]["engine_version"] = "0.25.0"
     assert_valid(good)
-    assert any(
+    assert not any(
         w.path == "speculation.params.heterogeneous_vocab"
         for w in validation_warnings(validate_document(good))
     )
@@ -209,10 +213,11 @@ def test_eagle_tree_settings_are_sglangs() -> None:
     assert "not ngram" in error_at(bad_method, "speculation.params.num_draft_tokens")
 
 
-def test_tgi_runs_only_medusa_and_ngram() -> None:
+def test_tgi_runs_only_medusa_mlp_speculators_and_ngram() -> None:
     bad = on_engine(method(base(), "eagle3", assets=[EAGLE_HEAD]), "tgi")
     good = on_engine(method(base(), "ngram"), "tgi")
-    assert_rule(bad, good, "speculation.method", "TGI supports only Medusa and n-gram")
+    # TGI also loads MLP speculators since 2.0.3 (#1865): the old message left them out.
+    assert_rule(bad, good, "speculation.method", "TGI runs medusa, mlp_speculator, ngram")
     assert_rule(
         on_engine(with_draft(), "tgi"), good, "speculation.method", "TGI cannot run method draft_model"
     )
@@ -224,7 +229,7 @@ def test_tgi_runs_only_medusa_and_ngram() -> None:
         ("vllm", "early_exit"),
         ("sglang", "medusa"),
         ("sglang", "suffix"),
-        ("llamacpp", "mtp"),
+        ("llamacpp", "medusa"),
         ("transformers", "eagle"),
     ],
 )
@@ -239,7 +244,8 @@ def test_a_method_the_engine_cannot_run_is_refused(engine: str, unsupported: str
 
 
 def test_the_engine_tables_match_the_research() -> None:
-    assert SUPPORTED_METHODS["tgi"] == {"none", "medusa", "ngram"}
+    assert SUPPORTED_METHODS["tgi"] == {"none", "medusa", "mlp_speculator", "ngram"}
+    assert {"draft_model", "eagle3", "mtp", "ngram"} <= SUPPORTED_METHODS["llamacpp"]
     assert "early_exit" in SUPPORTED_METHODS["transformers"] and "early_exit" not in SUPPORTED_METHODS["vllm"]
     assert {"eagle", "eagle3", "mtp", "draft_model", "ngram"} <= SUPPORTED_METHODS["sglang"]
 
@@ -256,6 +262,8 @@ def test_transformers_speculation_runs_batch_size_one() -> None:
 
 def test_vllm_disable_by_batch_size_is_at_least_two() -> None:
     bad, good = base(), base()
+    for doc in (bad, good):  # only the V0 engine (before 0.10.0) acts on disable_by_batch_size
+        doc["target"]["engine_version"] = "0.9.2"
     bad["compatibility"]["batching"]["speculation_off_above_batch_size"] = 1
     good["compatibility"]["batching"]["speculation_off_above_batch_size"] = 2
     assert_rule(bad, good, "compatibility.batching.speculation_off_above_batch_size", "at least 2")

@@ -18,7 +18,7 @@ def test_a_clean_contract_has_no_warnings() -> None:
 def test_sglang_ngram_is_cuda_only() -> None:
     doc = base()
     doc["target"]["engine"] = "sglang"
-    doc["compatibility"]["batching"].pop("speculation_off_above_batch_size")
+    doc["target"]["engine_version"] = "0.5.9"  # the last release with the match-window flags
     assert "CUDA" in warnings_of(doc)["speculation.method"]
 
 
@@ -41,6 +41,9 @@ def test_an_asset_the_method_does_not_use_is_flagged() -> None:
 def test_a_batch_switch_the_engine_cannot_enforce_is_flagged() -> None:
     doc = base()
     doc["target"]["engine"] = "tgi"
+    doc["target"]["engine_version"] = "3.3.7"
+    doc["speculation"].pop("params")  # TGI's n-gram has no lookup window
+    doc["compatibility"]["batching"]["speculation_off_above_batch_size"] = 32
     assert (
         "cannot switch speculation off"
         in warnings_of(doc)["compatibility.batching.speculation_off_above_batch_size"]

@@ -37,12 +37,14 @@ def _adapter(engine: str) -> ModuleType:
 
 def render(doc: ContractDocument, engine: str | None = None) -> RenderedConfig:
     """Render for the contract's engine, or for another one when the contract could run
-    there: the engine rules of that engine are checked first (a TGI render of an EAGLE
-    route is refused, not silently degraded)."""
+    there: the engine rules of that engine (its newest release) are checked first (a TGI
+    render of an EAGLE route is refused, not silently degraded)."""
     name = engine or doc.target.engine
     adapter = _adapter(name)
     if name != doc.target.engine:
-        retargeted = doc.model_copy(update={"target": doc.target.model_copy(update={"engine": name})})
+        # The contract's engine_version names a release of its own engine, not of this one.
+        target = doc.target.model_copy(update={"engine": name, "engine_version": None})
+        retargeted = doc.model_copy(update={"target": target})
         problems = rules.errors(retargeted)
         if problems:
             raise ContractError(f"The contract cannot be rendered for {name}.", problems)
@@ -51,6 +53,11 @@ def render(doc: ContractDocument, engine: str | None = None) -> RenderedConfig:
     return result
 
 
-def import_command(engine: str, argv: list[str]) -> ImportResult:
-    importer: Callable[[list[str]], ImportResult] = _adapter(engine).import_argv
-    return importer(list(argv))
+def import_command(engine: str, argv: list[str] | str, engine_version: str | None = None) -> ImportResult:
+    """`argv` as words, or the command as pasted (one string: `\\`-continued lines, a
+    `docker run …` around it, or for Transformers a `model.generate(...)` call).
+    `engine_version` is the release the command runs on, when the caller knows it (a
+    command line says it only through an engine image's tag): flags are read as that
+    release spells them, and it becomes `target.engine_version`."""
+    importer: Callable[..., ImportResult] = _adapter(engine).import_argv
+    return importer(argv if isinstance(argv, str) else list(argv), engine_version=engine_version)

@@ -1,11 +1,12 @@
-"""What every engine adapter shares: the result types, a tolerant command-line reader and
-the skeleton of an imported document (with what a command line cannot say, said)."""
+"""What every engine adapter shares: the result types, a command-line reader that knows
+which options take a value, and the skeleton of an imported document (with what a
+command line cannot say, said, and what it says that a contract cannot hold, refused)."""
 
 from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,7 +35,8 @@ class RenderedConfig:
 @dataclass
 class ImportResult:
     """`document` is a contract dict; `unresolved` names each field the command could not
-    say (filled with a placeholder or left out) and each option that was ignored."""
+    say (filled with a placeholder or left out), each word that is not part of a contract,
+    and each renamed or removed flag with its replacement."""
 
     document: dict[str, Any]
     unresolved: list[FieldError] = field(default_factory=list)
@@ -56,30 +58,52 @@ def common_notes(doc: ContractDocument, engine_name: str) -> list[str]:
 
 
 class Args:
-    """A command line read without knowing every option of the engine: `--opt value`,
-    `--opt=value`, bare flags (names in `flags`), and positionals. Options are taken one
-    by one; what is left over is reported, never silently dropped."""
+    """A command line read option by option: `--opt value`, `--opt=value`, bare flags
+    (`flags`), options known to take a value (`valued`: the next word is theirs even if it
+    starts with a dash), and positionals. `normalize` maps a spelling to the engine's own
+    (vLLM reads `--speculative_config` as `--speculative-config`). What nobody takes is
+    reported, never silently dropped."""
 
-    def __init__(self, argv: Iterable[str], flags: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        argv: Iterable[str],
+        flags: Iterable[str] = (),
+        valued: Iterable[str] = (),
+        normalize: Callable[[str], str] | None = None,
+    ) -> None:
         self.positionals: list[str] = []
         self.options: dict[str, str | None] = {}
-        bare = set(flags)
+        self.spelled: dict[str, str] = {}
+        bare, takes = set(flags), set(valued)
         tokens = list(argv)
         i = 0
         while i < len(tokens):
             token = tokens[i]
-            if token.startswith("-") and len(token) > 1 and not _is_number(token):
-                name, eq, value = token.partition("=")
+            if _looks_like_option(token):
+                written, eq, value = token.partition("=")
+                name = normalize(written) if normalize else written
+                self.spelled[name] = written
                 if eq:
                     self.options[name] = value
-                elif name in bare or i + 1 >= len(tokens) or _looks_like_option(tokens[i + 1]):
+                elif name in bare or i + 1 >= len(tokens):
                     self.options[name] = None
-                else:
+                elif name in takes or not _looks_like_option(tokens[i + 1]):
                     self.options[name] = tokens[i + 1]
                     i += 1
+                else:
+                    self.options[name] = None
             else:
                 self.positionals.append(token)
             i += 1
+
+    def add(self, name: str, value: str | None, spelled: str) -> None:
+        """An option that came from elsewhere (an environment variable); the command line wins."""
+        if name not in self.options:
+            self.options[name] = value
+            self.spelled[name] = spelled
+
+    def given(self, name: str) -> bool:
+        return name in self.options
 
     def take(self, *names: str) -> str | None:
         value: str | None = None
@@ -89,6 +113,12 @@ class Args:
                 value = got if got is not None else value
         return value
 
+    def take_flag(self, *names: str) -> bool:
+        found = any(n in self.options for n in names)
+        for name in names:
+            self.options.pop(name, None)
+        return found
+
     def take_int(self, *names: str) -> int | None:
         raw = self.take(*names)
         if raw is None:
@@ -97,14 +127,6 @@ class Args:
             return int(raw)
         except ValueError:
             raise import_error(f"{names[0]} takes a whole number, got {raw!r}") from None
-
-    def leftovers(self) -> list[FieldError]:
-        return [
-            FieldError(
-                "argv", f"{name}{'' if value is None else ' ' + value} is not part of a contract; ignored"
-            )
-            for name, value in self.options.items()
-        ]
 
 
 def _is_number(token: str) -> bool:
@@ -128,22 +150,30 @@ def slugify(name: str) -> str:
 
 class Skeleton:
     """Builds an imported document. Fields the format requires but a command line cannot
-    say get placeholders; optional ones are left out; both are recorded in `unresolved`."""
+    say get placeholders; optional ones are left out; both are recorded in `unresolved`.
+    Words that change speculation but that the format cannot hold are collected in
+    `refused`: the import then fails, naming every one of them."""
 
-    def __init__(self, engine: str, engine_name: str) -> None:
+    def __init__(self, engine: str, engine_name: str, engine_version: str | None = None) -> None:
         self.engine = engine
         self.engine_name = engine_name
+        self.engine_version = engine_version
         self.unresolved: list[FieldError] = []
+        self.refused: list[FieldError] = []
 
     def say(self, path: str, message: str) -> None:
         self.unresolved.append(FieldError(path, message))
 
-    def result(self, args: Args, *, ignored: Iterable[str] | None = None, **fields: Any) -> ImportResult:
-        """The import's outcome: options nobody consumed and stray arguments (`ignored`,
-        by default the command's positionals) are reported, then the document is built."""
-        self.unresolved.extend(args.leftovers())
-        for extra in args.positionals if ignored is None else ignored:
-            self.say("argv", f"unexpected argument {extra!r}; ignored")
+    def refuse(self, word: str, message: str) -> None:
+        self.refused.append(FieldError("argv", f"{word}: {message}"))
+
+    def result(self, *, notes: Iterable[FieldError] = (), **fields: Any) -> ImportResult:
+        if self.refused:
+            raise ContractError(
+                "The command line changes speculation in ways specpact/v1 cannot hold; nothing was imported.",
+                self.refused,
+            )
+        self.unresolved.extend(notes)
         document = self.document(**fields)
         return ImportResult(document=document, unresolved=self.unresolved)
 
@@ -168,9 +198,14 @@ class Skeleton:
         else:
             self.say("target.revision", "the command does not pin a model revision: add one")
         target["engine"] = self.engine
-        self.say(
-            "target.engine_version", f"left out: a command line does not say the {self.engine_name} version"
-        )
+        if self.engine_version:
+            target["engine_version"] = self.engine_version
+        else:
+            self.say(
+                "target.engine_version",
+                f"left out: a command line does not say the {self.engine_name} version "
+                "(rules are then read for the newest release SpecPact knows)",
+            )
         if modes is None:
             modes = ["greedy", "sampling"]
             self.say(
@@ -216,12 +251,3 @@ class Skeleton:
             "measurement": {"workloads": {}, "improve": [], "non_inferiority": []},
             "rollback": {"to": rollback_to, "when": ["gate_fail"]},
         }
-
-
-def strip_program(argv: list[str], programs: Iterable[str]) -> list[str]:
-    """Drop the leading program words (`vllm serve`, `python -m sglang.launch_server`, …)."""
-    words = set(programs)
-    rest = list(argv)
-    while rest and (rest[0] in words or rest[0].rsplit("/", 1)[-1] in words):
-        rest.pop(0)
-    return rest

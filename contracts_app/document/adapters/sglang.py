@@ -1,39 +1,38 @@
 """SGLang: `python -m sglang.launch_server --model-path … --speculative-algorithm …`.
 EAGLE-style algorithms (EAGLE, EAGLE3, NEXTN for MTP, STANDALONE for a draft model) draft
 `--speculative-num-steps` tokens in a tree of `--speculative-eagle-topk` branches and
-verify `--speculative-num-draft-tokens`; a chain (topk 1) verifies steps + 1."""
+verify `--speculative-num-draft-tokens`; a chain (topk 1) verifies steps + 1. NGRAM takes
+`--speculative-num-draft-tokens`; its match-window flags exist up to 0.5.9 only."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from ..engines import REQUIRED_ASSET
+from ..engines import asset_role
+from ..engines.sglang import KNOWLEDGE
+from ..rules_release import view_of
 from ..schema import ContractDocument
-from .base import (
-    Args,
-    ImportResult,
-    RenderedConfig,
-    Skeleton,
-    common_notes,
-    import_error,
-    rendered,
-    strip_program,
-)
+from .base import Args, ImportResult, RenderedConfig, Skeleton, common_notes, import_error, rendered
+from .cmdline import Image, python_programs, unwrap
+from .words import judge, warn_if_moved
 
 ENGINE = "sglang"
-ALGORITHMS = {
-    "eagle": "EAGLE",
-    "eagle3": "EAGLE3",
-    "mtp": "NEXTN",
-    "draft_model": "STANDALONE",
-    "ngram": "NGRAM",
-}
-_METHODS = {v: k for k, v in ALGORITHMS.items()}
-_FLAGS = {"--trust-remote-code", "--enable-torch-compile", "--disable-radix-cache", "--enable-dp-attention"}
+PROGRAMS = [*python_programs("sglang.launch_server"), ("sglang", "serve")]
+IMAGE = Image(
+    re.compile(r"(^|/)lmsysorg/sglang$"),
+    re.compile(r"^v?(\d+\.\d+\.\d+(?:\.post\d+)?)"),
+    "SGLang's images are tagged v<release>[-cuda], e.g. lmsysorg/sglang:v0.5.10-cu129",
+)
+_BARE = {f.name for f in KNOWLEDGE.features if f.kind == "flag" and not f.takes_value} | {
+    "--trust-remote-code", "--enable-torch-compile", "--disable-radix-cache", "--enable-dp-attention",
+    "--skip-server-warmup", "--disable-cuda-graph", "--enable-mixed-chunk", "--disable-overlap-schedule",
+}  # fmt: skip
+_VALUED = {s for f in KNOWLEDGE.features if f.kind == "flag" and f.takes_value for s in f.spellings}
 
 
 def render(doc: ContractDocument) -> RenderedConfig:
-    spec, target, tok = doc.speculation, doc.target, doc.compatibility.tokenizer
+    spec, target, tok, view = doc.speculation, doc.target, doc.compatibility.tokenizer, view_of(doc)
     argv = ["python", "-m", "sglang.launch_server", "--model-path", target.model]
     if target.revision:
         argv += ["--revision", target.revision]
@@ -44,8 +43,9 @@ def render(doc: ContractDocument) -> RenderedConfig:
     if spec.method != "none":
         n = spec.num_speculative_tokens or 1
         p = spec.params
-        config["speculative_algorithm"] = ALGORITHMS[spec.method]
-        role = REQUIRED_ASSET.get(spec.method)
+        feature = view.method(spec.method)
+        config["speculative_algorithm"] = feature.name if feature else spec.method.upper()
+        role = asset_role(spec.method)
         asset = doc.asset(role) if role else None
         if asset is not None:
             config["speculative_draft_model_path"] = asset.name
@@ -66,20 +66,22 @@ def render(doc: ContractDocument) -> RenderedConfig:
         for key, value in config.items():
             argv += ["--" + key.replace("_", "-"), str(value)]
     argv += ["--max-running-requests", str(doc.compatibility.batching.max_batch_size)]
+    # The worker reads sglang:spec_accept_length/_rate from /metrics (and /server_info).
+    argv.append("--enable-metrics")
     if doc.compatibility.batching.speculation_off_above_batch_size is not None:
         notes.append("SGLang cannot switch speculation off by batch size: the route must enforce it")
     return rendered(ENGINE, argv, config, notes)
 
 
-def import_argv(argv: list[str]) -> ImportResult:
-    rest = strip_program(argv, ("python", "python3", "-m", "sglang.launch_server"))
-    if rest[:1] == ["sglang"] or rest[:2] == ["sglang", "serve"]:
-        rest = strip_program(rest, ("sglang", "serve"))
-    args = Args(rest, _FLAGS)
+def import_argv(argv: list[str] | str, engine_version: str | None = None) -> ImportResult:
+    cmd = unwrap(argv, PROGRAMS, IMAGE, "SGLang", engine_version)
+    view = KNOWLEDGE.view(cmd.image_version)
+    args = Args(cmd.words, _BARE, _VALUED)
+    sk = Skeleton(ENGINE, "SGLang", cmd.image_version)
+    judge(sk, view, cmd.env, "env")
     model = args.take("--model-path", "--model")
     if not model:
         raise import_error("no model: expected `python -m sglang.launch_server --model-path MODEL …`")
-    sk = Skeleton(ENGINE, "SGLang")
     revision = args.take("--revision")
     tok_name = args.take("--tokenizer-path") or model
     tokenizer: dict[str, Any] = {"name": tok_name}
@@ -87,62 +89,13 @@ def import_argv(argv: list[str]) -> ImportResult:
         tokenizer["revision"] = revision
     elif tok_name != model:
         sk.say("compatibility.tokenizer.revision", "the command does not pin the tokenizer revision: add one")
-    algorithm = args.take("--speculative-algorithm", "--speculative-algo")
-    draft_path = args.take("--speculative-draft-model-path", "--speculative-draft")
-    draft_revision = args.take("--speculative-draft-model-revision")
-    steps = args.take_int("--speculative-num-steps")
-    topk = args.take_int("--speculative-eagle-topk")
-    draft_tokens = args.take_int("--speculative-num-draft-tokens")
-    window_min = args.take_int("--speculative-ngram-min-match-window-size")
-    window_max = args.take_int("--speculative-ngram-max-match-window-size")
-    speculation: dict[str, Any] = {"method": "none"}
-    assets: list[dict[str, Any]] = []
-    if algorithm:
-        upper = algorithm.upper()
-        if upper == "EAGLE" and not draft_path:
-            upper = "NEXTN"
-            sk.say(
-                "speculation.method",
-                "EAGLE without a draft path uses the model's own MTP layers: read as mtp",
-            )
-        if upper not in _METHODS:
-            raise import_error(f"--speculative-algorithm {algorithm} has no contract method")
-        method = _METHODS[upper]
-        speculation = {"method": method}
-        params: dict[str, Any] = {}
-        if method == "ngram":
-            if draft_tokens is not None:
-                speculation["num_speculative_tokens"] = draft_tokens
-            if window_min is not None:
-                params["prompt_lookup_min"] = window_min
-            if window_max is not None:
-                params["prompt_lookup_max"] = window_max
-        else:
-            if steps is not None:
-                speculation["num_speculative_tokens"] = steps
-            if topk is not None and topk != 1:
-                params["eagle_topk"] = topk
-            if draft_tokens is not None and (steps is None or draft_tokens != steps + 1 or (topk or 1) != 1):
-                params["num_draft_tokens"] = draft_tokens
-        if params:
-            speculation["params"] = params
-        role = REQUIRED_ASSET.get(method)
-        if role and draft_path:
-            asset: dict[str, Any] = {"role": role, "name": draft_path}
-            if draft_revision:
-                asset["revision"] = draft_revision
-            else:
-                sk.say(
-                    f"assets[role={role}].revision",
-                    "the command does not pin the checkpoint revision: add one",
-                )
-            if role == "draft":
-                asset["tokenizer"] = dict(tokenizer)
-                sk.say(f"assets[role={role}].tokenizer", "assumed to be the target's: confirm")
-            assets.append(asset)
+    speculation, assets = _speculation(args, tokenizer, sk, view)
     max_batch = args.take_int("--max-running-requests")
+    judge(sk, view, args.options, "flag", spelled=args.spelled)
+    for extra in args.positionals:
+        sk.say("argv", f"unexpected argument {extra!r}; ignored")
     return sk.result(
-        args,
+        notes=cmd.notes,
         model=model,
         revision=revision,
         tokenizer=tokenizer,
@@ -151,3 +104,84 @@ def import_argv(argv: list[str]) -> ImportResult:
         max_batch_size=max_batch,
         max_concurrency=None,
     )
+
+
+def _speculation(
+    args: Args, tokenizer: dict[str, Any], sk: Skeleton, view: Any
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    for name in (
+        "--speculative-draft-model",
+        "--speculative-ngram-min-match-window-size",
+        "--speculative-ngram-max-match-window-size",
+        "--speculative-draft-model-revision",
+    ):
+        if args.given(name):
+            warn_if_moved(sk, view, name, "flag", args.spelled.get(name, name))
+    algorithm = args.take("--speculative-algorithm")
+    draft_path = args.take("--speculative-draft-model-path", "--speculative-draft-model")
+    draft_revision = args.take("--speculative-draft-model-revision")
+    steps = args.take_int("--speculative-num-steps")
+    topk = args.take_int("--speculative-eagle-topk")
+    draft_tokens = args.take_int("--speculative-num-draft-tokens")
+    window_min = args.take_int("--speculative-ngram-min-match-window-size")
+    window_max = args.take_int("--speculative-ngram-max-match-window-size")
+    if not algorithm:
+        if draft_path or steps or draft_tokens:
+            sk.say(
+                "speculation.method",
+                "speculative flags without --speculative-algorithm: SGLang does not "
+                "speculate; read as method none",
+            )
+        return {"method": "none"}, []
+    upper = algorithm.upper()
+    if upper == "EAGLE" and not draft_path:
+        upper = "NEXTN"
+        sk.say(
+            "speculation.method", "EAGLE without a draft path uses the model's own MTP layers: read as mtp"
+        )
+    feats = [f for f in KNOWLEDGE.features if f.kind == "method" and f.name == upper]
+    if not feats:
+        raise import_error(f"--speculative-algorithm {algorithm} has no contract method")
+    method = feats[-1].method
+    if method is None:
+        sk.refuse(
+            f"--speculative-algorithm {algorithm}",
+            "SGLang runs it, but specpact/v1 has no such method "
+            "(see the format README: methods out of scope)",
+        )
+        return {"method": "none"}, []
+    speculation: dict[str, Any] = {"method": method}
+    params: dict[str, Any] = {}
+    if method == "ngram":
+        if draft_tokens is not None:
+            speculation["num_speculative_tokens"] = draft_tokens
+        if window_min is not None:
+            params["prompt_lookup_min"] = window_min
+        if window_max is not None:
+            params["prompt_lookup_max"] = window_max
+    else:
+        if steps is not None:
+            speculation["num_speculative_tokens"] = steps
+        if topk is not None and topk != 1:
+            params["eagle_topk"] = topk
+        if draft_tokens is not None and (steps is None or draft_tokens != steps + 1 or (topk or 1) != 1):
+            params["num_draft_tokens"] = draft_tokens
+    if params:
+        speculation["params"] = params
+    assets: list[dict[str, Any]] = []
+    role = asset_role(method)
+    if role and draft_path:
+        asset: dict[str, Any] = {"role": role, "name": draft_path}
+        if draft_revision:
+            asset["revision"] = draft_revision
+        else:
+            sk.say(
+                f"assets[role={role}].revision", "the command does not pin the checkpoint revision: add one"
+            )
+        if role == "draft":
+            asset["tokenizer"] = dict(tokenizer)
+            sk.say(f"assets[role={role}].tokenizer", "assumed to be the target's: confirm")
+        assets.append(asset)
+    elif draft_path:
+        sk.say("assets", f"draft path {draft_path!r} is not used by {algorithm}; ignored")
+    return speculation, assets
