@@ -5,7 +5,6 @@ The hash function is the app's own (`audit_app.chain`), never a copy of it."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -117,7 +116,3 @@ def chained_rows(drafts: Iterable[Draft]) -> Iterator[dict[str, Any]]:
         }
         prev = event_hash(**fields)
         yield {**fields, "hash": prev}
-
-
-def dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)

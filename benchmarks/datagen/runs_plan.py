@@ -56,19 +56,19 @@ def standalone_runs(
         queue = _queue_for(engine_kind=kind, worker=Worker(id=target.id) if target else None, pool=None)
         creator = rng.choice(cast.operators + cast.pipelines)
         run = RunPlan(
-            0,
-            0,
-            route.slug,
-            None,
-            lane,
-            baseline,
-            candidate,
-            kind,
-            endpoints,
-            target.id if target else None,
-            queue,
-            creator.id,
-            at,
+            id=0,
+            route_id=0,
+            route=route.slug,
+            release_id=None,
+            lane=lane,
+            baseline=baseline,
+            candidate=candidate,
+            engine_kind=kind,
+            endpoints=endpoints,
+            target_worker_id=target.id if target else None,
+            queue=queue,
+            created_by=creator.id,
+            created_at=at,
         )
         run.cancelled_by = creator.api.label  # who would cancel it, if it is cancelled
         start = at + timedelta(seconds=rng.uniform(5, 1200))

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from benchmarks.datagen import documents
-from benchmarks.datagen.audit import Journal
+from benchmarks.datagen.audit import Journal, Who
 from benchmarks.datagen.people import Cast, Person
 from benchmarks.datagen.plan import (
     MICROSECOND,
@@ -124,19 +124,19 @@ class Story:
         assert release.baseline is not None
         runs = [
             RunPlan(
-                0,
-                0,
-                route.slug,
-                None,
-                lane,
-                release.baseline,
-                release.candidate,
-                kind,
-                None,
-                None,
-                queue,
-                release.proposer.id,
-                at,
+                id=0,
+                route_id=0,
+                route=route.slug,
+                release_id=None,
+                lane=lane,
+                baseline=release.baseline,
+                candidate=release.candidate,
+                engine_kind=kind,
+                endpoints=None,
+                target_worker_id=None,
+                queue=queue,
+                created_by=release.proposer.id,
+                created_at=at,
                 intent=release.intent,
             )
             for lane in workloads_of(doc)
@@ -165,16 +165,16 @@ class Story:
         )
         proposer = rng.choice(self.cast.pipelines if rng.random() < 0.6 else self.cast.operators)
         release = ReleasePlan(
-            0,
-            0,
-            route.slug,
-            active,
-            candidate,
-            proposer,
-            at,
-            changes,
-            rng.choice(PROPOSE_REASONS),
-            request_id(rng),
+            id=0,
+            route_id=0,
+            route=route.slug,
+            baseline=active,
+            candidate=candidate,
+            proposer=proposer,
+            created_at=at,
+            diff=changes,
+            reason=rng.choice(PROPOSE_REASONS),
+            request_id=request_id(rng),
         )
         route.releases.append(release)
         who = proposer.api
@@ -239,9 +239,8 @@ class Story:
                     self._run_through(run, started, started, "running")
             self._decide(route, release, outcome, decided, approver, runs)
 
-    def _system(self) -> Any:
-        from benchmarks.datagen.audit import Who
-
+    def _system(self) -> Who:
+        """`release_conclude` acts as `Actor.system("benchmarks")`."""
         return Who.system("benchmarks")
 
     def _decide(
