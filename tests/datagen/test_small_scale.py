@@ -33,7 +33,11 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def _conninfo() -> str:
     s = connection.settings_dict
     return make_conninfo(
-        dbname=s["NAME"], user=s["USER"] or "", password=s["PASSWORD"] or "", host=s["HOST"] or "", port=s["PORT"] or ""
+        dbname=s["NAME"],
+        user=s["USER"] or "",
+        password=s["PASSWORD"] or "",
+        host=s["HOST"] or "",
+        port=s["PORT"] or "",
     )
 
 
