@@ -11,6 +11,11 @@ PY := $(BIN)/python
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/specpact
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/15
 BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/specpact_bench
+# Issue 16's data at scale (and a 1/50th copy for queries per request at two sizes): bench
+# databases only, dropped and refilled by every `make bench` (the audit trail is append-only).
+BENCH_PG ?= postgres://postgres@127.0.0.1:5432
+BENCH_DATA_DB ?= specpact_bench_data
+BENCH_SMALL_DB ?= specpact_bench_data_small
 PYTEST_WORKERS ?= 2
 
 .PHONY: demo test setup services chromium lint typecheck migrations-check deploy-check \
@@ -93,6 +98,15 @@ bench: setup services
 	createdb -h 127.0.0.1 -U postgres specpact_bench 2>/dev/null || true
 	DATABASE_URL=$(BENCH_DATABASE_URL) $(PY) manage.py migrate --noinput -v 0
 	DATABASE_URL=$(BENCH_DATABASE_URL) $(PY) tests/workers/bench_dispatch.py 100
+	@for db in $(BENCH_DATA_DB) $(BENCH_SMALL_DB); do \
+	  dropdb -h 127.0.0.1 -U postgres --if-exists $$db && createdb -h 127.0.0.1 -U postgres $$db && \
+	  DATABASE_URL=$(BENCH_PG)/$$db $(PY) manage.py migrate --noinput -v 0 || exit 1; done
+	$(PY) benchmarks/datagen/run.py --database-url $(BENCH_PG)/$(BENCH_SMALL_DB) --scale small \
+	  --json benchmarks/out/datagen_small.json
+	$(PY) benchmarks/datagen/run.py --database-url $(BENCH_PG)/$(BENCH_DATA_DB) --scale full \
+	  --json benchmarks/out/datagen_full.json
+	$(PY) benchmarks/control_plane/run.py --database-url $(BENCH_PG)/$(BENCH_DATA_DB) \
+	  --small-database-url $(BENCH_PG)/$(BENCH_SMALL_DB)
 
 demo: setup
 	$(PY) manage.py demo

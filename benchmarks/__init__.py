@@ -1,0 +1,1 @@
+"""Benchmarks of SpecPact (figures, not pass/fail tests): `make bench` runs them."""

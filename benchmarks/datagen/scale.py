@@ -1,0 +1,63 @@
+"""How much data to generate. `FULL` is issue 16's scale; `SMALL` is 1/50th of it, for a
+quick check and the fast test."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Scale:
+    name: str
+    routes: int
+    versions: int
+    releases: int
+    runs: int
+    results: int
+    audit_events: int
+    # People and machines grow more slowly than the data they produce.
+    operators: int
+    approvers: int
+    viewers: int
+    pipelines: int
+    workers: int
+    days: int = 420
+
+    def __post_init__(self) -> None:
+        if self.versions < 2 * self.routes or self.releases < self.routes:
+            raise ValueError("every route needs at least two versions and one release")
+        if self.results > self.runs:
+            raise ValueError("a result belongs to one run: results <= runs")
+
+
+FULL = Scale(
+    name="full",
+    routes=500,
+    versions=20_000,
+    releases=5_000,
+    runs=20_000,
+    results=15_000,
+    audit_events=100_000,
+    operators=40,
+    approvers=16,
+    viewers=24,
+    pipelines=12,
+    workers=40,
+)
+
+SMALL = Scale(
+    name="small",
+    routes=10,
+    versions=400,
+    releases=100,
+    runs=400,
+    results=300,
+    audit_events=2_000,
+    operators=6,
+    approvers=4,
+    viewers=3,
+    pipelines=2,
+    workers=6,
+)
+
+SCALES = {s.name: s for s in (FULL, SMALL)}
