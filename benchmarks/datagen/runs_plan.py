@@ -13,9 +13,9 @@ from benchmarks.datagen.people import Cast
 from benchmarks.datagen.plan import MICROSECOND, ReleasePlan, RoutePlan, RunPlan
 from benchmarks.datagen.story import FAILURES, request_id
 from benchmarks_app.models import Worker
-from benchmarks_app.services.release_hooks import _failure_reason
 from benchmarks_app.services.runs import _queue_for
 from benchmarks_app.spec_build import default_engine_kind, workloads_of
+from releases_app.services.gate_verdict import _failure_reason
 
 CANCEL_REASONS = ("superseded by a newer version", "wrong lane", "started by mistake")
 
