@@ -7,15 +7,17 @@ outsider (an approver token scoped to another route, `elsewhere`)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from rest_framework.test import APIClient
 
-from tests.factories import make_token, make_user
+from tests.support.actors import PIPELINE_ROUTE, Caller
+from tests.support.factories import make_token, make_user
+from tests.support.launcher import emulator_factory
 
-PIPELINE_ROUTE = "contract-summaries"
+# A factory of engine emulators (tests/support/engine_emulator): emulator("--shape", "tgi", …);
+# all of a module's stop after it.
+emulator = emulator_factory("module")
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -34,24 +36,6 @@ def _flush_past_audit_trigger() -> Iterator[None]:
     DatabaseOperations.execute_sql_flush = flush  # type: ignore[method-assign]
     yield
     DatabaseOperations.execute_sql_flush = original  # type: ignore[method-assign]
-
-
-@dataclass
-class Caller:
-    """Someone who calls the API: a user through a session, or a token holder."""
-
-    name: str
-    user: Any = None
-    key: str | None = None
-    token: Any = None
-
-    def client(self) -> APIClient:
-        client = APIClient()
-        if self.key is not None:
-            client.credentials(HTTP_AUTHORIZATION=f"Token {self.key}")
-        elif self.user is not None:
-            client.force_login(self.user)
-        return client
 
 
 @pytest.fixture
@@ -96,7 +80,3 @@ def outsider(db: None) -> Caller:
     user = make_user("oscar-outsider", "approver")
     issued = make_token(user, "approver", ["elsewhere"])
     return Caller("outsider", user=user, key=issued.key, token=issued.token)
-
-
-def as_caller(name: str, user: Any) -> Caller:
-    return Caller(name, user=user)

@@ -10,7 +10,7 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from tests.factories import example, make_version, variant
+from tests.support.factories import example, make_version, variant
 
 pytestmark = pytest.mark.django_db
 

@@ -12,8 +12,8 @@ from django.db import IntegrityError, connection, transaction
 
 from audit_app.models import AuditEvent
 from contracts_app.models import ContractVersion, Route
-from tests.conftest import Caller
-from tests.factories import example, examples_dir, variant
+from tests.support.actors import Caller
+from tests.support.factories import example, examples_dir, variant
 
 pytestmark = pytest.mark.django_db
 

@@ -18,7 +18,7 @@ from benchmarks_app.models import Run
 from benchmarks_app.services.lifecycle import run_fail, run_start
 from benchmarks_app.services.release_hooks import release_conclude
 from releases_app.models import Release
-from tests.dashboard.builders import (
+from tests.support.benchmarked import (
     active_route,
     benchmarked_release,
     candidate_document,

@@ -13,8 +13,8 @@ from django.test.utils import CaptureQueriesContext
 
 from releases_app.models import Release
 from releases_app.services import release_approve, release_rollback
-from tests.dashboard.builders import benchmarked_release
-from tests.factories import example, make_version
+from tests.support.benchmarked import benchmarked_release
+from tests.support.factories import example, make_version
 
 pytestmark = pytest.mark.django_db
 

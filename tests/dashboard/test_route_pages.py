@@ -12,8 +12,8 @@ from django.test.utils import CaptureQueriesContext
 
 from releases_app.models import Release
 from releases_app.services import release_approve, release_create
-from tests.dashboard.builders import candidate_document, finish_runs
-from tests.factories import example, make_version, variant
+from tests.support.benchmarked import candidate_document, finish_runs
+from tests.support.factories import example, make_version, variant
 
 pytestmark = pytest.mark.django_db
 

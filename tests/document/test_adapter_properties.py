@@ -10,8 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from contracts_app.document import SUPPORTED_METHODS, ContractError, import_command, render, validate_document
-
-from .conftest import base
+from tests.support.documents import base
 
 ASSET_ROLE = {"draft_model": "draft", "eagle": "eagle_head", "eagle3": "eagle_head", "medusa": "medusa_heads"}
 ASSET_ROLE["mlp_speculator"] = "mlp_speculator"

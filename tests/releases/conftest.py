@@ -1,4 +1,5 @@
-"""Routes in known states for release tests, built through the real services."""
+"""Routes in known states for release tests, built through the real services
+(tests/support/releases.py)."""
 
 from __future__ import annotations
 
@@ -6,22 +7,11 @@ from typing import Any
 
 import pytest
 
-from contracts_app.models import ContractVersion, Route
+from contracts_app.models import Route
 from releases_app.models import Release
-from releases_app.services import release_approve, release_create
-from tests.factories import example, make_version, variant
-
-ROUTE = "contract-summaries"  # rollback.to: previous
-
-
-def activate(version: ContractVersion, proposer: Any, approver: Any) -> Release:
-    """Propose `version` and approve it (gate passed when it benchmarks)."""
-    from releases_app.services import release_gate_complete
-
-    release = release_create(route=version.route, candidate_version=version.number, actor=proposer)
-    if release.state == "benchmarking":
-        release = release_gate_complete(release=release, verdict="pass", gate_result={"verdict": "pass"})
-    return release_approve(release=release, actor=approver, reason="looks right")
+from releases_app.services import release_create
+from tests.support.factories import example, make_version
+from tests.support.releases import ROUTE, activate, cosmetic_change, route_identity_change
 
 
 @pytest.fixture
@@ -30,15 +20,6 @@ def route_v1(proposer: Any, approver: Any) -> Route:
     v1 = make_version(ROUTE, example("contract-summaries-ngram"))
     activate(v1, proposer, approver)
     return Route.objects.get(slug=ROUTE)
-
-
-def route_identity_change(route: Route, tokens: int = 4) -> ContractVersion:
-    doc = variant(route.active_version.document, **{"speculation.num_speculative_tokens": tokens})
-    return make_version(route, doc)
-
-
-def cosmetic_change(route: Route, text: str = "Reworded description.") -> ContractVersion:
-    return make_version(route, variant(route.active_version.document, description=text))
 
 
 @pytest.fixture

@@ -10,8 +10,8 @@ from django.test.utils import CaptureQueriesContext
 
 from contracts_app.models import Route
 from releases_app.services import release_cancel, release_create
-from tests.conftest import Caller
-from tests.releases.conftest import cosmetic_change
+from tests.support.actors import Caller
+from tests.support.releases import cosmetic_change
 
 pytestmark = pytest.mark.django_db
 

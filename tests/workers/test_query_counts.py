@@ -10,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from benchmarks_app.services.lifecycle import run_start
-from tests.workers.conftest import SMALL_LOAD, openai_run, register
+from tests.support.workers import SMALL_LOAD, openai_run, register
 
 pytestmark = pytest.mark.django_db
 

@@ -16,7 +16,7 @@ from audit_app.models import AuditEvent
 from benchmarks_app.models import BootstrapToken, Worker, WorkerCredential
 from benchmarks_app.services.workers import bootstrap_token_create, hardware_class_of
 from benchmarks_app.tokens import token_hash
-from tests.workers.conftest import HARDWARE
+from tests.support.workers import HARDWARE
 
 pytestmark = pytest.mark.django_db
 

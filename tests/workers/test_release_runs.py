@@ -16,8 +16,8 @@ from benchmarks_app.services.lifecycle import run_fail, run_result_submit, run_s
 from contracts_app.models import Route
 from releases_app.models import Release
 from releases_app.services import release_create
-from tests.factories import example, make_version, variant
-from tests.workers.conftest import GPU_HARDWARE, register
+from tests.support.factories import example, make_version, variant
+from tests.support.workers import GPU_HARDWARE, register
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -14,8 +14,8 @@ from rest_framework.test import APIClient
 
 from benchmarks_app.choices import RunState
 from benchmarks_app.models import OutboxMessage, Run, RunResult
-from tests.factories import example, make_version, variant
-from tests.workers.conftest import register
+from tests.support.factories import example, make_version, variant
+from tests.support.workers import register
 
 pytestmark = pytest.mark.django_db
 
