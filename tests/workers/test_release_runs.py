@@ -91,10 +91,8 @@ def test_when_every_run_succeeds_the_gate_gives_the_verdict(
     ]
     release.refresh_from_db()
     assert release.state == "awaiting_review"
-    assert (
-        release.gate_verdict in ("pass", "marginal", "fail")
-        and release.gate_result["verdict"] == release.gate_verdict
-    )
+    # Three requests per level are fewer than the five per arm the gate needs: marginal.
+    assert release.gate_verdict == "marginal" and release.gate_result["verdict"] == "marginal"
 
 
 def test_cancelling_a_releases_runs_cancels_the_active_ones(operator: Any) -> None:
