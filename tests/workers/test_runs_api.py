@@ -148,9 +148,8 @@ def test_another_workers_token_cannot_post_the_result(run: Run, outcome_template
 def test_a_users_token_cannot_post_results(run: Run, operator: Any, outcome_template: dict[str, Any]) -> None:
     client = APIClient()
     client.force_login(operator)
-    assert client.put(
-        f"/api/v1/runs/{run.pk}/result", _payload(outcome_template, run), format="json"
-    ).status_code == 401
+    response = client.put(f"/api/v1/runs/{run.pk}/result", _payload(outcome_template, run), format="json")
+    assert response.status_code == 401
 
 
 def _impossible(template: dict[str, Any], run: Run, change: str) -> dict[str, Any]:
