@@ -190,7 +190,7 @@ def test_greedy_outputs_depend_on_the_prompt_only(emulator: Start) -> None:
 
 
 def test_the_harness_reads_a_llamacpp_shaped_server_as_it_reads_llama_server(
-    emulator: Start, tmp_path
+    emulator: Start, tmp_path: Path
 ) -> None:
     claim = json.dumps({"speculative.types": "ngram-simple", "speculative.n_max": 4})
     llama = emulator("--shape", "llamacpp", "--metrics", "--pattern", "3,1", "--speculation", claim)
