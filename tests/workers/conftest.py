@@ -37,14 +37,15 @@ def redis_server() -> Iterator[RedisServer]:
 
 @pytest.fixture
 def endpoints() -> Iterator[dict[str, Any]]:
-    """Two emulators: the baseline streams one token per chunk, the candidate three (as
-    speculation does), both at 30 ms per chunk, so a run takes a few seconds."""
+    """Two vLLM-shaped emulators: the baseline streams one token per chunk, the candidate
+    three (as speculation does), both at 30 ms per chunk, so a run takes a few seconds.
+    Said to be vLLM, the harness asks them for per-chunk token ids, as it asks vLLM."""
     with Emulators() as emulators:
         base = emulators.start("--pattern", "1", "--step-ms", "30")
         cand = emulators.start("--pattern", "3", "--step-ms", "30")
         yield {
-            "baseline": {"base_url": base.base_url, "model": "test-model"},
-            "candidate": {"base_url": cand.base_url, "model": "test-model"},
+            "baseline": {"base_url": base.base_url, "model": "test-model", "server": "vllm"},
+            "candidate": {"base_url": cand.base_url, "model": "test-model", "server": "vllm"},
         }
 
 
