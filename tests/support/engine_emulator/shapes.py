@@ -19,11 +19,19 @@ MAX_MODEL_LEN = 4096
 
 
 def _metric(name: str, kind: str, doc: str, samples: list[tuple[str, float]]) -> list[str]:
-    """Prometheus text exposition: HELP, TYPE, then ``name{labels} value`` lines."""
+    """Prometheus text exposition as prometheus_client writes it (vLLM, SGLang): HELP and
+    TYPE name a counter without its ``_total``; values are floats."""
     base = name.removesuffix("_total") if kind == "counter" else name
     lines = [f"# HELP {base} {doc}", f"# TYPE {base} {kind}"]
     lines += [f"{name}{labels} {float(value)}" for labels, value in samples]
     return lines
+
+
+def _llamacpp_metric(name: str, kind: str, doc: str, samples: list[tuple[str, float]]) -> list[str]:
+    """As llama-server writes it: the full name in HELP and TYPE, values as a C++ stream
+    prints a double (``30``, ``0.092967``)."""
+    lines = [f"# HELP {name} {doc}", f"# TYPE {name} {kind}"]
+    return lines + [f"{name}{labels} {float(value):g}" for labels, value in samples]
 
 
 def _text(lines: list[str]) -> web.Response:
@@ -229,34 +237,34 @@ def llamacpp_models(engine: Engine) -> dict[str, Any]:
 
 def llamacpp_metrics(engine: Engine) -> list[str]:
     c = engine.counters
-    lines = _metric(
-        "llamacpp:prompt_tokens_total",
-        "counter",
-        "Number of prompt tokens processed, excluding cached tokens",
-        [("", c.prompt_tokens)],
-    )
-    lines += _metric("llamacpp:tokens_predicted_total", "counter", "Number of generation tokens processed",
-                     [("", c.tokens)])  # fmt: skip
-    lines += _metric("llamacpp:spec_decode_num_draft_tokens_total", "counter",
-                     "Speculative: Total draft tokens generated", [("", c.draft_tokens)])  # fmt: skip
-    lines += _metric(
-        "llamacpp:spec_decode_num_accepted_tokens_total",
-        "counter",
-        "Speculative: Total draft tokens accepted by the target model",
-        [("", c.accepted)],
-    )
-    lines += _metric(
-        "llamacpp:spec_decode_num_drafts_total",
-        "counter",
-        "Speculative: Total speculative decoding verification steps",
-        [("", c.drafts)],
-    )
-    lines += _metric("llamacpp:requests_processing", "gauge", "Number of requests processing",
-                     [("", engine.active)])  # fmt: skip
+    counters = [
+        (
+            "prompt_tokens_total",
+            "Number of prompt tokens processed, excluding cached tokens",
+            c.prompt_tokens,
+        ),
+        ("tokens_predicted_total", "Number of generation tokens processed", c.tokens),
+        ("spec_decode_num_draft_tokens_total", "Speculative: Total draft tokens generated", c.draft_tokens),
+        (
+            "spec_decode_num_accepted_tokens_total",
+            "Speculative: Total draft tokens accepted by the target model",
+            c.accepted,
+        ),
+        (
+            "spec_decode_num_drafts_total",
+            "Speculative: Total speculative decoding verification steps",
+            c.drafts,
+        ),
+    ]
+    lines: list[str] = []
+    for name, doc, value in counters:
+        lines += _llamacpp_metric(f"llamacpp:{name}", "counter", doc, [("", value)])
+    lines += _llamacpp_metric("llamacpp:requests_processing", "gauge", "Number of requests processing",
+                              [("", engine.active)])  # fmt: skip
     if any(c.per_pos):
         per_pos = [(f'{{position="{i}"}}', n) for i, n in enumerate(c.per_pos)]
-        lines += _metric("llamacpp:spec_decode_num_accepted_tokens_per_pos_total", "counter",
-                         "Accepted tokens per draft position", per_pos)  # fmt: skip
+        lines += _llamacpp_metric("llamacpp:spec_decode_num_accepted_tokens_per_pos_total", "counter",
+                                  "Accepted tokens per draft position", per_pos)  # fmt: skip
     return lines
 
 
