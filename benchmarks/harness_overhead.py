@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/harness_overhead.py [--levels 16,64,256,512,1024] [--json out.json]
 
-1. Overhead: the reference server (tests/worker/reference_server.py, its own process)
+1. Overhead: the engine emulator (tests/support/engine_emulator, its own process)
    streams one token per chunk with no delay; the harness's CPU time (process time: the
    live loop and the parsing afterwards) divided by the tokens it received.
 2. Accuracy vs. load: the reference server's schedule (TTFT 100 ms + 0.2 ms per active
@@ -50,7 +50,7 @@ SCHEDULE = [
 class Server:
     def __init__(self, *args: str) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.worker.reference_server", "--port", "0", *args],
+            [sys.executable, "-m", "tests.support.engine_emulator", "--port", "0", *args],
             cwd=REPO,
             stdout=subprocess.PIPE,
             text=True,

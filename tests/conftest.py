@@ -7,15 +7,21 @@ outsider (an approver token scoped to another route, `elsewhere`)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from rest_framework.test import APIClient
 
-from tests.factories import make_token, make_user
+from contracts_app.models import Route
+from releases_app.models import Release
+from releases_app.services import release_create, release_gate_complete
+from tests.support.actors import PIPELINE_ROUTE, Caller
+from tests.support.factories import example, make_token, make_user, make_version, variant
+from tests.support.launcher import emulator_factory
+from tests.support.releases import ROUTE, activate, cosmetic_change, route_identity_change
 
-PIPELINE_ROUTE = "contract-summaries"
+# A factory of engine emulators (tests/support/engine_emulator): emulator("--shape", "tgi", …);
+# all of a module's stop after it.
+emulator = emulator_factory("module")
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -34,24 +40,6 @@ def _flush_past_audit_trigger() -> Iterator[None]:
     DatabaseOperations.execute_sql_flush = flush  # type: ignore[method-assign]
     yield
     DatabaseOperations.execute_sql_flush = original  # type: ignore[method-assign]
-
-
-@dataclass
-class Caller:
-    """Someone who calls the API: a user through a session, or a token holder."""
-
-    name: str
-    user: Any = None
-    key: str | None = None
-    token: Any = None
-
-    def client(self) -> APIClient:
-        client = APIClient()
-        if self.key is not None:
-            client.credentials(HTTP_AUTHORIZATION=f"Token {self.key}")
-        elif self.user is not None:
-            client.force_login(self.user)
-        return client
 
 
 @pytest.fixture
@@ -98,12 +86,37 @@ def outsider(db: None) -> Caller:
     return Caller("outsider", user=user, key=issued.key, token=issued.token)
 
 
-def as_caller(name: str, user: Any) -> Caller:
-    return Caller(name, user=user)
+# Routes and versions in known states, built through the real services, for the release,
+# worker and hardening tests.
 
 
-def assert_filter_refused(response: Any, param: str) -> None:
-    """A bad query parameter on a list endpoint: a problem+json 400 naming it, alone."""
-    assert response.status_code == 400, response.content
-    assert response["Content-Type"].startswith("application/problem+json")
-    assert {e["path"] for e in response.json()["errors"]} == {param}
+@pytest.fixture
+def versions(db: None) -> tuple[Any, Any]:
+    """(baseline, candidate) of route `contract-summaries`: n-gram with 4 vs. 6 tokens."""
+    doc = example("contract-summaries-ngram")
+    baseline = make_version("contract-summaries", variant(doc, **{"speculation.num_speculative_tokens": 4}))
+    candidate = make_version("contract-summaries", variant(doc, **{"speculation.num_speculative_tokens": 6}))
+    return baseline, candidate
+
+
+@pytest.fixture
+def route_v1(proposer: Any, approver: Any) -> Route:
+    """`contract-summaries` with version 1 active through release 1."""
+    v1 = make_version(ROUTE, example("contract-summaries-ngram"))
+    activate(v1, proposer, approver)
+    return Route.objects.get(slug=ROUTE)
+
+
+@pytest.fixture
+def awaiting(route_v1: Route, proposer: Any) -> Release:
+    """A release of a cosmetic change, awaiting review (no benchmark needed)."""
+    v2 = cosmetic_change(route_v1)
+    return release_create(route=route_v1, candidate_version=v2.number, actor=proposer)
+
+
+@pytest.fixture
+def failed_gate(route_v1: Route, proposer: Any) -> Release:
+    """A route-identity change whose gate failed: reviewable, but only with an override."""
+    v2 = route_identity_change(route_v1)
+    release = release_create(route=route_v1, candidate_version=v2.number, actor=proposer)
+    return release_gate_complete(release=release, verdict="fail", gate_result={"verdict": "fail"})

@@ -21,8 +21,8 @@ from audit_app.models import AuditEvent
 from audit_app.services import audit_record
 from contracts_app.models import ContractVersion, Route
 from releases_app.models import Decision
-from tests.factories import example, make_token, make_user, make_version
-from tests.releases.conftest import activate
+from tests.support.factories import example, make_token, make_user, make_version
+from tests.support.releases import activate
 
 pytestmark = pytest.mark.django_db
 

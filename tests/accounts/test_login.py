@@ -5,7 +5,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from tests.factories import PASSWORD
+from tests.support.factories import PASSWORD
 
 pytestmark = pytest.mark.django_db
 

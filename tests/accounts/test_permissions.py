@@ -19,7 +19,7 @@ from accounts_app.permissions import (
 from audit_app.actors import Actor
 from contracts_app.models import Route
 from specpact.errors import DomainError
-from tests.conftest import Caller
+from tests.support.actors import Caller
 
 pytestmark = pytest.mark.django_db
 
@@ -43,7 +43,7 @@ def test_has_role_is_a_drf_permission_class(viewer: Any, operator: Any, approver
 
 
 def test_a_tokens_role_caps_its_user(pipeline: Caller, approver: Any) -> None:
-    from tests.factories import make_token
+    from tests.support.factories import make_token
 
     viewer_token = make_token(approver, "viewer").token
     assert _call(approver, viewer_token) == 403
@@ -67,7 +67,7 @@ def test_require_role_takes_users_requests_and_actors(viewer: Any, approver: Any
 
 
 def test_superusers_are_admins_and_users_without_a_role_are_viewers(admin: Any) -> None:
-    from tests.factories import make_user
+    from tests.support.factories import make_user
 
     plain = make_user("plain")
     assert has_role(admin, "admin")

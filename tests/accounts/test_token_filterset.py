@@ -10,8 +10,9 @@ from django.utils import timezone
 
 from accounts_app.models import ApiToken
 from accounts_app.services import token_revoke
-from tests.conftest import Caller, assert_filter_refused
-from tests.factories import make_token
+from tests.support.actors import Caller
+from tests.support.api import assert_filter_refused
+from tests.support.factories import make_token
 
 pytestmark = pytest.mark.django_db
 

@@ -15,8 +15,8 @@ from accounts_app.models import ApiToken, UserRole
 from accounts_app.permissions import effective_role
 from audit_app.actors import Actor
 from audit_app.models import AuditEvent
-from tests.conftest import Caller
-from tests.factories import make_token
+from tests.support.actors import Caller
+from tests.support.factories import make_token
 
 pytestmark = pytest.mark.django_db
 

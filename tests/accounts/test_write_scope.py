@@ -20,10 +20,10 @@ from benchmarks_app.services.workers import bootstrap_token_create, bootstrap_to
 from contracts_app.models import Route
 from releases_app.models import Release
 from specpact.errors import DomainError
-from tests.conftest import PIPELINE_ROUTE, Caller
-from tests.factories import example, make_token, make_user, variant
-from tests.releases.conftest import activate, cosmetic_change
-from tests.workers.conftest import openai_run, register
+from tests.support.actors import PIPELINE_ROUTE, Caller
+from tests.support.factories import example, make_token, make_user, variant
+from tests.support.releases import activate, cosmetic_change
+from tests.support.workers import openai_run, register
 
 pytestmark = pytest.mark.django_db
 

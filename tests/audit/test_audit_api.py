@@ -8,7 +8,7 @@ from django.db import connection
 from django.utils import timezone
 
 from audit_app.services import audit_record
-from tests.conftest import Caller
+from tests.support.actors import Caller
 
 pytestmark = pytest.mark.django_db
 

@@ -14,7 +14,8 @@ from audit_app.filtersets import AuditEventFilterSet
 from audit_app.models import AuditEvent
 from audit_app.selectors import audit_events
 from audit_app.services import audit_record
-from tests.conftest import Caller, assert_filter_refused
+from tests.support.actors import Caller
+from tests.support.api import assert_filter_refused
 
 pytestmark = pytest.mark.django_db
 

@@ -26,7 +26,7 @@ from audit_app.signing import key_id, public_pem, signing_key
 from audit_app.tasks import CHECKPOINT_TASK, checkpoint_task
 from specpact.errors import DomainError
 from tests.audit.conftest import pem_of, record
-from tests.conftest import Caller
+from tests.support.actors import Caller
 
 pytestmark = pytest.mark.django_db
 

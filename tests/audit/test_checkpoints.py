@@ -23,7 +23,7 @@ from audit_app.services import audit_record
 from audit_app.signing import checkpoint_message, key_id, sign
 from specpact.errors import DomainError
 from tests.audit.conftest import delete_checkpoints, delete_tail, record, rewrite
-from tests.conftest import Caller
+from tests.support.actors import Caller
 
 pytestmark = pytest.mark.django_db
 

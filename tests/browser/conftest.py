@@ -18,7 +18,8 @@ import pytest
 from django.conf import settings
 from django.db import connections
 
-from tests.dashboard.builders import SERVERS
+from tests.support.benchmarked import SERVERS
+from tests.support.browser import Shots
 
 ARTIFACTS = Path(settings.BASE_DIR) / "test-artifacts" / "browser"
 
@@ -66,28 +67,6 @@ def page(browser: Any) -> Iterator[Any]:
     page.js_errors = errors
     yield page
     context.close()
-
-
-class Shots:
-    """Full-page screenshots, numbered in the order the scenario takes them."""
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        folder.mkdir(parents=True, exist_ok=True)
-        self.n = 0
-
-    def __call__(self, page: Any, name: str) -> Path:
-        self.n += 1
-        path = self.folder / f"{self.n:02d}-{name}.png"
-        page.screenshot(path=str(path), full_page=True)
-        return path
-
-    def element(self, locator: Any, name: str) -> Path:
-        """A close-up of one part of a page (the full-page shot shrinks it)."""
-        self.n += 1
-        path = self.folder / f"{self.n:02d}-{name}.png"
-        locator.screenshot(path=str(path))
-        return path
 
 
 @pytest.fixture

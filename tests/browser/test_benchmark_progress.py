@@ -9,8 +9,8 @@ import pytest
 
 from benchmarks_app.models import Run
 from benchmarks_app.services.lifecycle import run_progress, run_start
-from tests.browser.helpers import CHARTS, sign_in
-from tests.dashboard.builders import active_route, finish_runs, propose_candidate, register_worker
+from tests.support.benchmarked import active_route, finish_runs, propose_candidate, register_worker
+from tests.support.browser import CHARTS, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -12,8 +12,8 @@ from django.test import override_settings
 
 from benchmarks_app.models import Run
 from benchmarks_app.services.lifecycle import run_progress, run_start
-from tests.browser.helpers import CHARTS, chart_traces, sign_in, sign_out
-from tests.dashboard.builders import active_route, benchmarked_release, propose_candidate, register_worker
+from tests.support.benchmarked import active_route, benchmarked_release, propose_candidate, register_worker
+from tests.support.browser import CHARTS, chart_traces, sign_in, sign_out
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from releases_app.models import Release
-from tests.browser.helpers import CHARTS, chart_traces, sign_in, sign_out
-from tests.dashboard.builders import benchmarked_release
-from tests.factories import example, make_version
+from tests.support.benchmarked import benchmarked_release
+from tests.support.browser import CHARTS, chart_traces, sign_in, sign_out
+from tests.support.factories import example, make_version
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -12,7 +12,7 @@ import yaml
 from contracts_app.models import Route
 from releases_app.models import Release
 from specpact.cli.main import main
-from tests.factories import example, make_token, make_user, variant
+from tests.support.factories import example, make_token, make_user, variant
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -9,8 +9,8 @@ import pytest
 import yaml
 from rest_framework.test import APIClient
 
-from tests.conftest import Caller
-from tests.factories import example, make_version, variant
+from tests.support.actors import Caller
+from tests.support.factories import example, make_version, variant
 
 pytestmark = pytest.mark.django_db
 

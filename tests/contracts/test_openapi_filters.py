@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import Caller
+from tests.support.actors import Caller
 
 pytestmark = pytest.mark.django_db
 

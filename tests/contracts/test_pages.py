@@ -6,11 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from django.db import connection
 from django.test import Client
-from django.test.utils import CaptureQueriesContext
 
-from tests.factories import example, make_version, variant
+from tests.support.factories import example, make_version, variant
+from tests.support.query_counts import assert_num_queries
 
 pytestmark = pytest.mark.django_db
 
@@ -35,16 +34,12 @@ def test_overview_says_what_to_do_when_empty(signed_in: Client) -> None:
 
 def test_overview_lists_routes_in_constant_queries(signed_in: Client) -> None:
     make_version("contract-summaries", example())
-
-    def count() -> int:
-        with CaptureQueriesContext(connection) as ctx:
-            assert signed_in.get("/").status_code == 200
-        return len(ctx.captured_queries)
-
-    one = count()
+    with assert_num_queries(3):
+        assert signed_in.get("/").status_code == 200
     for name in ("support-chat-eagle3", "doc-review-ngram-tgi", "agent-draft-model-vllm"):
         make_version(example(name)["route"], example(name))
-    assert count() == one
+    with assert_num_queries(3):
+        assert signed_in.get("/").status_code == 200
 
 
 def test_route_page_shows_history_and_diff_picker(signed_in: Client) -> None:

@@ -1,5 +1,5 @@
 """Fixtures for the dashboard pages: a signed-in viewer, and a release whose benchmark
-really ran (tests/dashboard/builders.py)."""
+really ran (tests/support/benchmarked.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from django.test import Client
 
 from releases_app.models import Release
-from tests.dashboard.builders import SERVERS, benchmarked_release
+from tests.support.benchmarked import SERVERS, benchmarked_release
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -14,8 +14,8 @@ from contracts_app.selectors import route_get
 from dashboard_app.selectors.checklist import QUESTIONS, route_checklist
 from releases_app.models import Release
 from releases_app.services import release_approve, release_create, release_rollback
-from tests.dashboard.builders import baseline_document, benchmarked_release, candidate_document
-from tests.factories import example, make_version, variant
+from tests.support.benchmarked import baseline_document, benchmarked_release, candidate_document
+from tests.support.factories import example, make_version, variant
 
 pytestmark = pytest.mark.django_db
 

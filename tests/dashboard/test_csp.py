@@ -15,7 +15,7 @@ from django.conf import settings
 from django.test import Client, override_settings
 
 from dashboard_app.charts.plotly_css import VENDOR, maplibre_style_id, plotly_css
-from tests.dashboard.builders import active_route, propose_candidate, register_worker
+from tests.support.benchmarked import active_route, propose_candidate, register_worker
 
 STRICT = (
     "default-src 'self'; script-src 'self'; style-src 'self'; "

@@ -7,14 +7,13 @@ import re
 from typing import Any
 
 import pytest
-from django.db import connection
 from django.test import Client
-from django.test.utils import CaptureQueriesContext
 
 from releases_app.models import Release
 from releases_app.services import release_approve, release_rollback
-from tests.dashboard.builders import benchmarked_release
-from tests.factories import example, make_version
+from tests.support.benchmarked import benchmarked_release
+from tests.support.factories import example, make_version
+from tests.support.query_counts import assert_num_queries
 
 pytestmark = pytest.mark.django_db
 
@@ -58,12 +57,9 @@ def test_a_rolled_back_speedup_is_marked_as_history(
 def test_the_fleet_reads_in_constant_queries(
     benchmarked: Release, proposer: Any, approver: Any, signed_in: Client
 ) -> None:
-    def count() -> int:
-        with CaptureQueriesContext(connection) as ctx:
-            assert signed_in.get("/fleet/").status_code == 200
-        return len(ctx.captured_queries)
-
-    one = count()
+    with assert_num_queries(3):
+        assert signed_in.get("/fleet/").status_code == 200
     benchmarked_release(proposer=proposer, approver=approver, slug="contract-summaries-eu")
     benchmarked_release(proposer=proposer, approver=approver, slug="contract-summaries-us")
-    assert count() == one
+    with assert_num_queries(3):
+        assert signed_in.get("/fleet/").status_code == 200

@@ -14,8 +14,9 @@ from contracts_app.models import Route
 from dashboard_app.filters import OverviewFilterSet
 from releases_app.models import Release
 from releases_app.services import release_approve, release_create
-from tests.conftest import Caller, assert_filter_refused
-from tests.factories import example, make_version, variant
+from tests.support.actors import Caller
+from tests.support.api import assert_filter_refused
+from tests.support.factories import example, make_version, variant
 
 pytestmark = pytest.mark.django_db
 

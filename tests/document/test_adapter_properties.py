@@ -12,8 +12,7 @@ from hypothesis import strategies as st
 from contracts_app.document import SUPPORTED_METHODS, ContractError, import_command, render, validate_document
 from contracts_app.document.engines import KNOWLEDGE, ReleaseView
 from contracts_app.document.engines.llamacpp import NGRAM_CACHE_TOKENS
-
-from .conftest import base
+from tests.support.documents import base
 
 ASSET_ROLE = {"draft_model": "draft", "eagle": "eagle_head", "eagle3": "eagle_head", "medusa": "medusa_heads"}
 ASSET_ROLE["mlp_speculator"] = "mlp_speculator"

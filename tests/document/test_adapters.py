@@ -17,8 +17,7 @@ from contracts_app.document import (
     render,
     validate_document,
 )
-
-from .conftest import DRAFT, EAGLE_HEAD, base, example_paths, load_example
+from tests.support.documents import DRAFT, EAGLE_HEAD, base, example_paths, load_example
 
 RENDERABLE = {
     # Its per-batch-size token schedule is vLLM's alone.

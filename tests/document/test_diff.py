@@ -19,8 +19,7 @@ from contracts_app.document import (
     requires_benchmark,
     validate_document,
 )
-
-from .conftest import DRAFT, load_example
+from tests.support.documents import DRAFT, load_example
 
 
 def stored(data: dict[str, Any]) -> dict[str, Any]:

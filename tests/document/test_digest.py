@@ -22,8 +22,7 @@ from contracts_app.document import (
     parse_document,
     validate_document,
 )
-
-from .conftest import EXAMPLES_DIR, base, example_paths
+from tests.support.documents import EXAMPLES_DIR, base, example_paths
 
 
 def digest_of(data: dict[str, Any]) -> str:

@@ -21,8 +21,7 @@ from contracts_app.document import (
 from contracts_app.document.engines import KNOWLEDGE, parse_version, release_view
 from contracts_app.document.engines.readme import README, current_block, generated_block
 from contracts_app.document.errors import ContractError
-
-from .conftest import DRAFT, EAGLE_HEAD, EXAMPLES_DIR, base, error_at
+from tests.support.documents import DRAFT, EAGLE_HEAD, EXAMPLES_DIR, base, error_at
 
 Doc = dict[str, Any]
 

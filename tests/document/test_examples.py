@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from contracts_app.document import normalize, parse_document, validate_document, validation_warnings
-
-from .conftest import EXAMPLES_DIR, example_paths
+from tests.support.documents import EXAMPLES_DIR, example_paths
 
 
 def test_the_examples_folder_is_found_beside_the_repository() -> None:

@@ -35,8 +35,8 @@ import yaml
 from contracts_app.document import ContractError, render, validate_document
 from contracts_app.document.engines import release_view
 from contracts_app.document.engines.llamacpp import NGRAM_CACHE_TOKENS
+from tests.support.documents import base
 
-from .conftest import base
 from .test_adapters import HANDMADE
 
 pytestmark = pytest.mark.slow

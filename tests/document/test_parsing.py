@@ -9,8 +9,7 @@ import pytest
 import yaml
 
 from contracts_app.document import MAX_DOCUMENT_BYTES, ContractError, parse_document, validate_document
-
-from .conftest import EXAMPLES_DIR, base
+from tests.support.documents import EXAMPLES_DIR, base
 
 
 def parse_error(raw: bytes | str, fmt: str) -> str:

@@ -13,8 +13,7 @@ from contracts_app.document import (
     validate_document,
     validation_warnings,
 )
-
-from .conftest import example_paths, load_example
+from tests.support.documents import example_paths, load_example
 
 
 @pytest.mark.parametrize("name", [p.name for p in example_paths()])

@@ -10,8 +10,7 @@ from typing import Any
 import pytest
 
 from contracts_app.document import SUPPORTED_METHODS, validate_document, validation_warnings
-
-from .conftest import DRAFT, EAGLE_HEAD, base, error_at, errors_of, with_draft
+from tests.support.documents import DRAFT, EAGLE_HEAD, base, error_at, errors_of, with_draft
 
 Doc = dict[str, Any]
 

@@ -4,8 +4,7 @@ every error comes back at once with a path an author can find."""
 from __future__ import annotations
 
 from contracts_app.document import validate_document
-
-from .conftest import base, error_at, errors_of, paths_of
+from tests.support.documents import base, error_at, errors_of, paths_of
 
 
 def test_a_valid_document_passes() -> None:

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from contracts_app.document import validate_document, validation_warnings
-
-from .conftest import DRAFT, base
+from tests.support.documents import DRAFT, base
 
 
 def warnings_of(data: dict) -> dict[str, str]:

@@ -12,8 +12,8 @@ from rest_framework.test import APIClient
 
 from benchmarks_app.models import Run
 from benchmarks_app.services.lifecycle import run_start
-from tests.factories import make_token
-from tests.workers.conftest import openai_run, register, versions  # noqa: F401  (fixture)
+from tests.support.factories import make_token
+from tests.support.workers import openai_run, register
 from worker.spec import RunSpec
 
 NO_BROKER = "redis://127.0.0.1:9/0"
@@ -25,7 +25,7 @@ def admin_client(admin: Any) -> APIClient:
 
 
 @pytest.fixture
-def claimed_run(versions: Any) -> Callable[..., tuple[Run, APIClient, RunSpec]]:  # noqa: F811
+def claimed_run(versions: Any) -> Callable[..., tuple[Run, APIClient, RunSpec]]:
     """make(concurrency=[1, 2], requests_per_level=3, max_tokens=8) → (run, the claiming
     worker's client, its spec)."""
 
@@ -40,6 +40,3 @@ def claimed_run(versions: Any) -> Callable[..., tuple[Run, APIClient, RunSpec]]:
         return run, client, RunSpec.model_validate(run.spec)
 
     return make
-
-
-from tests.releases.conftest import awaiting, failed_gate, route_v1  # noqa: E402, F401  (fixtures)

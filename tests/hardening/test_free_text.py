@@ -16,8 +16,8 @@ from benchmarks_app.models import Run, RunResult, Worker
 from benchmarks_app.services.lifecycle import run_result_submit
 from releases_app.models import Decision, Release
 from specpact.text import JUSTIFICATION_MAX, REASON_MAX, visible_length, visible_text
-from tests.factories import make_token
 from tests.hardening.outcomes import outcome_for
+from tests.support.factories import make_token
 
 pytestmark = pytest.mark.django_db
 

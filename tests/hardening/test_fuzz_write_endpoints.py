@@ -27,8 +27,8 @@ from rest_framework.test import APIClient
 from benchmarks_app.services.lifecycle import run_start
 from benchmarks_app.services.workers import bootstrap_token_create
 from releases_app.services import release_create
-from tests.factories import make_token
-from tests.workers.conftest import openai_run, register
+from tests.support.factories import make_token
+from tests.support.workers import openai_run, register
 
 pytestmark = pytest.mark.django_db
 

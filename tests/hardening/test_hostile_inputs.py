@@ -17,9 +17,9 @@ from audit_app.services import audit_record
 from benchmarks_app.models import RunResult, Worker
 from benchmarks_app.services.workers import bootstrap_token_create
 from contracts_app.models import ContractVersion, Route
-from tests.factories import example, variant
 from tests.hardening.outcomes import outcome_for
-from tests.workers.conftest import HARDWARE
+from tests.support.factories import example, variant
+from tests.support.workers import HARDWARE
 
 pytestmark = pytest.mark.django_db
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +26,9 @@ from benchmarks_app.services.workers import bootstrap_token_create
 from contracts_app.models import Route
 from releases_app.models import Release
 from releases_app.services import release_create
-from tests.factories import example, make_version, variant
-from tests.workers.conftest import PYTHON, REPO, Agent, RedisServer, free_port, wait_for
+from tests.support.factories import example, make_version, variant
+from tests.support.launcher import REPO, wait_for
+from tests.support.processes import Agent, RedisServer
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -56,10 +58,10 @@ class GpuPoolAgent(Agent):
         self.log = home / "agent.log"
         env = {**os.environ, "PYTHONPATH": str(REPO), "PYTHONUNBUFFERED": "1"}
         # bin/vllm first, and this interpreter's folder (its `python3`, with aiohttp) next.
-        env["PATH"] = os.pathsep.join([str(BIN), str(Path(PYTHON).parent), env.get("PATH", "")])
+        env["PATH"] = os.pathsep.join([str(BIN), str(Path(sys.executable).parent), env.get("PATH", "")])
         env.pop("DJANGO_SETTINGS_MODULE", None)
         self.proc = subprocess.Popen(
-            [PYTHON, "-m", "worker.run_cli", "run", "--url", url, "--bootstrap-token", bootstrap,
+            [sys.executable, "-m", "worker.run_cli", "run", "--url", url, "--bootstrap-token", bootstrap,
              "--name", name, "--home", str(home), "--queue", RELEASE_POOL, "--loglevel", "INFO"],
             stdout=self.log.open("wb"), stderr=subprocess.STDOUT, cwd=REPO, env=env, start_new_session=True,
         )  # fmt: skip
@@ -67,14 +69,14 @@ class GpuPoolAgent(Agent):
 
 @pytest.fixture
 def broker(settings: Any) -> Any:
-    server = RedisServer(free_port())
+    server = RedisServer()
     server.start()
     settings.CELERY_BROKER_URL = server.url
     settings.WORKER_BROKER_URL = server.url
     settings.WORKER_HEARTBEAT_S = 2
     settings.RUN_MANAGED_QUEUE = RELEASE_POOL
     yield server
-    server.stop()
+    server.close()
 
 
 def test_a_real_worker_uploads_a_4x128x512_result_and_the_release_gets_its_verdict(

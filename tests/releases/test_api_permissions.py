@@ -15,9 +15,9 @@ import pytest
 from contracts_app.models import Route
 from releases_app.models import Release
 from releases_app.services import release_create
-from tests.conftest import Caller
-from tests.factories import make_token
-from tests.releases.conftest import activate, cosmetic_change
+from tests.support.actors import Caller
+from tests.support.factories import make_token
+from tests.support.releases import activate, cosmetic_change
 
 pytestmark = pytest.mark.django_db
 

@@ -10,8 +10,8 @@ from rest_framework.test import APIClient
 from audit_app.models import AuditEvent
 from contracts_app.models import Route
 from releases_app.models import Release
-from tests.conftest import Caller
-from tests.releases.conftest import cosmetic_change, route_identity_change
+from tests.support.actors import Caller
+from tests.support.releases import cosmetic_change, route_identity_change
 
 pytestmark = pytest.mark.django_db
 

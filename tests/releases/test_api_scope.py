@@ -10,8 +10,8 @@ import pytest
 from contracts_app.models import Route
 from releases_app.models import Release
 from releases_app.services import release_create
-from tests.conftest import Caller
-from tests.releases.conftest import cosmetic_change
+from tests.support.actors import Caller
+from tests.support.releases import cosmetic_change
 
 pytestmark = pytest.mark.django_db
 
@@ -47,7 +47,7 @@ def test_an_outsider_token_sees_no_audit_events_of_other_routes(awaiting: Releas
 
 def test_a_scoped_token_sees_its_own_route(route_v1: Route, pipeline: Caller, proposer: Any) -> None:
     """The pipeline's route is contract-summaries; a release elsewhere stays invisible."""
-    from tests.factories import example, make_version
+    from tests.support.factories import example, make_version
 
     other = make_version("support-chat", example("support-chat-eagle3"))
     hidden = release_create(route="support-chat", candidate_version=other.number, actor=proposer)

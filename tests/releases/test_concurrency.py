@@ -15,8 +15,8 @@ from contracts_app.models import Route
 from releases_app.models import Decision, Release
 from releases_app.services import release_approve, release_create, release_rollback
 from specpact.errors import DomainError
-from tests.factories import make_user
-from tests.releases.conftest import activate, cosmetic_change
+from tests.support.factories import make_user
+from tests.support.releases import activate, cosmetic_change
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

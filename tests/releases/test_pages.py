@@ -9,7 +9,7 @@ from django.test import Client
 from audit_app.models import AuditEvent
 from contracts_app.models import Route
 from releases_app.models import Release
-from tests.releases.conftest import cosmetic_change
+from tests.support.releases import cosmetic_change
 
 pytestmark = pytest.mark.django_db
 
@@ -132,7 +132,7 @@ def test_proposing_through_the_page(route_v1: Route, operator: Any) -> None:
 
 
 def test_rollback_through_the_page(route_v1: Route, approver: Any, proposer: Any) -> None:
-    from tests.releases.conftest import activate
+    from tests.support.releases import activate
 
     release = activate(cosmetic_change(route_v1), proposer, approver)
     html = _client(approver).get(f"/releases/{release.pk}/").content.decode()

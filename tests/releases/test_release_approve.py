@@ -11,7 +11,7 @@ from contracts_app.models import Route
 from releases_app.models import Decision, Release
 from releases_app.services import release_approve, release_create, release_reject
 from specpact.errors import DomainError
-from tests.releases.conftest import cosmetic_change
+from tests.support.releases import cosmetic_change
 
 pytestmark = pytest.mark.django_db
 
@@ -135,7 +135,7 @@ def test_an_override_of_a_gate_that_did_not_fail_is_refused(awaiting: Release, a
 def test_a_release_still_benchmarking_cannot_be_approved(
     route_v1: Route, proposer: Any, approver: Any
 ) -> None:
-    from tests.releases.conftest import route_identity_change
+    from tests.support.releases import route_identity_change
 
     v2 = route_identity_change(route_v1)
     release = release_create(route=route_v1, candidate_version=v2.number, actor=proposer)

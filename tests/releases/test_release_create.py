@@ -9,8 +9,8 @@ from contracts_app.models import Route
 from releases_app.models import Release
 from releases_app.services import release_cancel, release_create
 from specpact.errors import DomainError
-from tests.factories import example, make_version, variant
-from tests.releases.conftest import ROUTE, cosmetic_change, route_identity_change
+from tests.support.factories import example, make_version, variant
+from tests.support.releases import ROUTE, cosmetic_change, route_identity_change
 
 pytestmark = pytest.mark.django_db
 

@@ -12,8 +12,9 @@ from contracts_app.models import Route
 from releases_app.filtersets import ReleaseFilterSet
 from releases_app.models import Release
 from releases_app.services import release_cancel, release_create
-from tests.conftest import Caller, assert_filter_refused
-from tests.releases.conftest import cosmetic_change
+from tests.support.actors import Caller
+from tests.support.api import assert_filter_refused
+from tests.support.releases import cosmetic_change
 
 pytestmark = pytest.mark.django_db
 

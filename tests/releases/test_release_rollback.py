@@ -9,8 +9,8 @@ from contracts_app.models import ContractVersion, Route
 from releases_app.models import Release
 from releases_app.services import release_rollback
 from specpact.errors import DomainError
-from tests.factories import example, make_version, variant
-from tests.releases.conftest import activate, route_identity_change
+from tests.support.factories import example, make_version, variant
+from tests.support.releases import activate, route_identity_change
 
 pytestmark = pytest.mark.django_db
 

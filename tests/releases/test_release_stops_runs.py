@@ -12,7 +12,7 @@ from benchmarks_app.models import Run
 from contracts_app.models import Route
 from releases_app.models import Release
 from releases_app.services import release_cancel, release_create, release_reject
-from tests.factories import example, make_version, variant
+from tests.support.factories import example, make_version, variant
 
 pytestmark = pytest.mark.django_db
 

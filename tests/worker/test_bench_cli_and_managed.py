@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.worker.conftest import REPO, write_prompts
+from tests.support.launcher import REFERENCE, REPO, emulator_argv, reserved_port
+from tests.support.prompts import write_prompts
 from worker.engines.managed import EngineStartError, ManagedServer
 from worker.harness.plan import BenchPlan, ManagedEngine
 from worker.harness.results import BenchResult
@@ -56,24 +57,21 @@ def test_bench_refuses_bad_input_with_exit_code_2(tmp_path: Path) -> None:
 
 
 def test_every_request_failing_exits_1(tmp_path: Path) -> None:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    with reserved_port() as port:  # bound, never listening: connections are refused
         done = _cli("bench", "--base-url", f"http://127.0.0.1:{port}", "--model", "m", "--requests", "2",
                     "--warmup", "0", "--out", str(tmp_path / "o.json"))  # fmt: skip
     assert done.returncode == 1
     assert json.loads((tmp_path / "o.json").read_text())["levels"][0]["errors"] == 2
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_a_managed_engine_is_launched_benchmarked_and_stopped(tmp_path: Path) -> None:
-    port = _free_port()
-    argv = [sys.executable, "-m", "tests.worker.reference_server", "--port", str(port), "--ttft-ms", "5"]
+    # The managed engine is told its port, as vLLM is; the reservation keeps it ours.
+    with reserved_port() as port:
+        _launch_benchmark_and_stop(tmp_path, port)
+
+
+def _launch_benchmark_and_stop(tmp_path: Path, port: int) -> None:
+    argv = emulator_argv(*REFERENCE, "--ttft-ms", "5", port=port)
     plan = BenchPlan.model_validate(
         {
             "engine": {"kind": "managed", "argv": argv, "base_url": f"http://127.0.0.1:{port}",
@@ -107,14 +105,15 @@ def test_an_engine_that_dies_on_start_reports_its_output(tmp_path: Path) -> None
 
 
 def test_an_engine_that_never_gets_healthy_is_stopped_after_the_timeout() -> None:
-    cfg = ManagedEngine(
-        argv=[sys.executable, "-c", "import time; print('loading weights', flush=True); time.sleep(60)"],
-        base_url=f"http://127.0.0.1:{_free_port()}",
-        model="m",
-        startup_timeout_s=2,
-        stop_timeout_s=5,
-    )
-    server = ManagedServer(cfg)
-    with pytest.raises(EngineStartError, match=r"not healthy(.|\n)*loading weights"):
-        server.__enter__()
+    with reserved_port() as port:
+        cfg = ManagedEngine(
+            argv=[sys.executable, "-c", "import time; print('loading weights', flush=True); time.sleep(60)"],
+            base_url=f"http://127.0.0.1:{port}",
+            model="m",
+            startup_timeout_s=2,
+            stop_timeout_s=5,
+        )
+        server = ManagedServer(cfg)
+        with pytest.raises(EngineStartError, match=r"not healthy(.|\n)*loading weights"):
+            server.__enter__()
     assert server.proc is None  # stopped

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.worker.conftest import write_prompts
+from tests.support.prompts import write_prompts
 from worker.harness.plan import BenchPlan
 from worker.harness.results import BenchResult, SpeculationReported
 from worker.harness.runner import run_benchmark
@@ -56,7 +56,7 @@ def test_ttft_and_tpot_medians_match_the_servers_truth(
             "warmup_requests": 2,
         }
     )
-    server.reset()
+    server.reset_truth()
     result = run_benchmark(plan)
     BenchResult.model_validate(result.model_dump(mode="json"))  # what the control plane will do
     level = result.levels[0]

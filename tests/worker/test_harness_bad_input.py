@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 
 import pytest
 
-from tests.worker.conftest import write_prompts
+from tests.support.launcher import reserved_port
+from tests.support.prompts import write_prompts
 from worker.harness.plan import BenchPlan
 from worker.harness.results import BenchResult
 from worker.harness.runner import run_benchmark
@@ -74,9 +74,7 @@ def test_half_the_requests_failing_gives_half_an_error_rate(bad_server, tmp_path
 
 
 def test_a_server_that_is_not_there_is_a_connection_error(tmp_path: Path) -> None:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]  # bound, never listening: connections are refused
+    with reserved_port() as port:  # bound, never listening: connections are refused
         result = _run(f"http://127.0.0.1:{port}", "ref", write_prompts(tmp_path / "p.jsonl", 8))
     assert result.levels[0].errors == 8
     assert all("connection error" in (r.error or "") for r in result.levels[0].requests)

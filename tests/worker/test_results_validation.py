@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from tests.worker.conftest import write_prompts
+from tests.support.prompts import write_prompts
 from worker.harness.plan import BenchPlan
 from worker.harness.results import BenchResult
 from worker.harness.runner import run_benchmark

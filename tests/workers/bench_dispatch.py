@@ -4,7 +4,7 @@ outbox rows, and how fast the relay publishes them to a real Redis.
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/specpact_bench \\
         .venv/bin/python tests/workers/bench_dispatch.py [N]
 
-Uses the database it is given (migrated) and a private redis-server on a free port.
+Uses the database it is given (migrated) and a private redis-server on a reserved port.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from benchmarks_app.models import OutboxMessage  # noqa: E402
 from benchmarks_app.services.outbox import outbox_relay  # noqa: E402
 from benchmarks_app.services.runs import run_create  # noqa: E402
 from contracts_app.models import Route  # noqa: E402
-from tests.factories import example, make_version, variant  # noqa: E402
-from tests.workers.conftest import RedisServer, free_port  # noqa: E402
+from tests.support.factories import example, make_version, variant  # noqa: E402
+from tests.support.processes import RedisServer  # noqa: E402
 
 ENDPOINTS = {"baseline": {"base_url": "http://127.0.0.1:1", "model": "m"},
              "candidate": {"base_url": "http://127.0.0.1:2", "model": "m"}}  # fmt: skip
@@ -57,7 +57,7 @@ def main(n: int) -> None:
     doc = example("contract-summaries-ngram")
     baseline = make_version(slug, variant(doc, **{"speculation.num_speculative_tokens": 4}))
     candidate = make_version(slug, variant(doc, **{"speculation.num_speculative_tokens": 6}))
-    redis = RedisServer(free_port())
+    redis = RedisServer()
     redis.start()
     with override_settings(CELERY_BROKER_URL=redis.url):
         # Broker up: each run is created, committed and published by the kick after commit.
@@ -71,7 +71,7 @@ def main(n: int) -> None:
         started = time.perf_counter()
         report = outbox_relay(limit=n)
         relayed = time.perf_counter() - started
-    redis.stop()
+    redis.close()
     print(f"broker up: {n} runs created and published in {up:.2f} s ({1000 * up / n:.1f} ms each)")
     print(f"  of which published by the kick after commit: {kicked}")
     print(

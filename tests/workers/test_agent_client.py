@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.workers.conftest import free_port
+from tests.support.launcher import reserved_port
 from worker.agent.client import ApiClient, ApiError, Refused, Transient, with_backoff
 
 
@@ -79,6 +79,7 @@ def test_a_bad_request_is_not_retried(flaky: Any) -> None:
 
 
 def test_an_unreachable_control_plane_is_transient_and_gives_up_after_the_tries() -> None:
-    client = ApiClient(f"http://127.0.0.1:{free_port()}", "spw_x")
-    with pytest.raises(Transient, match="ConnectError"):
-        with_backoff(lambda: client.upload_result(1, {"attempt": 1}), tries=3, base_s=0.01)
+    with reserved_port() as port:  # bound, never listening: connections are refused
+        client = ApiClient(f"http://127.0.0.1:{port}", "spw_x")
+        with pytest.raises(Transient, match="ConnectError"):
+            with_backoff(lambda: client.upload_result(1, {"attempt": 1}), tries=3, base_s=0.01)

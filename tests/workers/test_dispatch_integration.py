@@ -23,7 +23,8 @@ from benchmarks_app.models import OutboxMessage, Run, RunResult, Worker
 from benchmarks_app.services.runs import run_cancel, run_create
 from benchmarks_app.services.sweep import runs_sweep
 from benchmarks_app.services.workers import bootstrap_token_create, worker_register, worker_revoke
-from tests.workers.conftest import Agent, RedisServer, wait_for
+from tests.support.launcher import wait_for
+from tests.support.processes import Agent, RedisServer
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 

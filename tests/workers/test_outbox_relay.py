@@ -17,7 +17,8 @@ from django.test import override_settings
 from benchmarks_app.models import OutboxMessage, Run
 from benchmarks_app.services.outbox import outbox_relay
 from benchmarks_app.services.runs import run_cancel
-from tests.workers.conftest import SMALL_LOAD, RedisServer, openai_run
+from tests.support.processes import RedisServer
+from tests.support.workers import SMALL_LOAD, openai_run
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 

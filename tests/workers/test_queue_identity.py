@@ -16,7 +16,7 @@ from audit_app.models import AuditEvent
 from benchmarks_app.choices import RunState
 from benchmarks_app.models import Run, RunResult, Worker
 from benchmarks_app.services.workers import bootstrap_token_create
-from tests.workers.conftest import GPU_HARDWARE, HARDWARE, openai_run
+from tests.support.workers import GPU_HARDWARE, HARDWARE, openai_run
 
 NO_BROKER = "redis://127.0.0.1:9/0"
 # The load `outcome_template` was measured with, so its result fits the run.

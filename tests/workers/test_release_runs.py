@@ -16,8 +16,8 @@ from benchmarks_app.services.lifecycle import run_fail, run_result_submit, run_s
 from contracts_app.models import Route
 from releases_app.models import Release
 from releases_app.services import release_create, releases_conclude_left_behind
-from tests.factories import example, make_version, variant
-from tests.workers.conftest import GPU_HARDWARE, register
+from tests.support.factories import example, make_version, variant
+from tests.support.workers import GPU_HARDWARE, register
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -91,10 +91,8 @@ def test_when_every_run_succeeds_the_gate_gives_the_verdict(
     ]
     release.refresh_from_db()
     assert release.state == "awaiting_review"
-    assert (
-        release.gate_verdict in ("pass", "marginal", "fail")
-        and release.gate_result["verdict"] == release.gate_verdict
-    )
+    # Three requests per level are fewer than the five per arm the gate needs: marginal.
+    assert release.gate_verdict == "marginal" and release.gate_result["verdict"] == "marginal"
 
 
 def test_cancelling_a_releases_runs_cancels_the_active_ones(operator: Any) -> None:

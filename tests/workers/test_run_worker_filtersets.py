@@ -17,9 +17,9 @@ from benchmarks_app.services.lifecycle import run_start
 from benchmarks_app.services.workers import worker_revoke
 from contracts_app.models import Route
 from releases_app.services import release_create
-from tests.conftest import assert_filter_refused
-from tests.factories import example, make_version, variant
-from tests.workers.conftest import GPU_HARDWARE, openai_run, register
+from tests.support.api import assert_filter_refused
+from tests.support.factories import example, make_version, variant
+from tests.support.workers import GPU_HARDWARE, openai_run, register
 
 pytestmark = pytest.mark.django_db
 

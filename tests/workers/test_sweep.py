@@ -16,7 +16,7 @@ from benchmarks_app.services.lifecycle import run_start
 from benchmarks_app.services.sweep import runs_sweep
 from benchmarks_app.services.workers import worker_heartbeat, worker_revoke
 from specpact.errors import DomainError
-from tests.workers.conftest import SMALL_LOAD, openai_run, register
+from tests.support.workers import SMALL_LOAD, openai_run, register
 
 pytestmark = pytest.mark.django_db
 

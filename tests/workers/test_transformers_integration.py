@@ -12,8 +12,9 @@ import pytest
 from benchmarks_app.choices import FINISHED_STATES, RunState
 from benchmarks_app.models import Run, Worker
 from benchmarks_app.services.runs import run_create
-from tests.factories import example, make_version, variant
-from tests.workers.conftest import Agent, RedisServer, wait_for
+from tests.support.factories import example, make_version, variant
+from tests.support.launcher import wait_for
+from tests.support.processes import Agent, RedisServer
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

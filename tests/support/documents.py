@@ -1,5 +1,6 @@
-"""Fixtures for the contract document core: the shared example contracts (read from the
-`shared/` folder beside the repository, as they are) and a valid handmade document."""
+"""For the contract document tests: the shared example contracts (read from the
+`shared/` folder beside the repository, as they are), a valid handmade document and
+helpers that collect a document's validation errors."""
 
 from __future__ import annotations
 

@@ -1,10 +1,11 @@
-"""Steps the browser tests share."""
+"""Steps the browser tests share, and their numbered screenshots."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from tests.factories import PASSWORD
+from tests.support.factories import PASSWORD
 
 CHARTS = ".evidence .chart"
 
@@ -35,3 +36,25 @@ def chart_traces(page: Any) -> list[dict[str, Any]]:
             CHARTS,
         )
     )
+
+
+class Shots:
+    """Full-page screenshots, numbered in the order the scenario takes them."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        folder.mkdir(parents=True, exist_ok=True)
+        self.n = 0
+
+    def __call__(self, page: Any, name: str) -> Path:
+        self.n += 1
+        path = self.folder / f"{self.n:02d}-{name}.png"
+        page.screenshot(path=str(path), full_page=True)
+        return path
+
+    def element(self, locator: Any, name: str) -> Path:
+        """A close-up of one part of a page (the full-page shot shrinks it)."""
+        self.n += 1
+        path = self.folder / f"{self.n:02d}-{name}.png"
+        locator.screenshot(path=str(path))
+        return path

@@ -4,9 +4,9 @@ benchmark really ran.
 `benchmarked_release()` goes through the real services end to end: the proposer uploads
 a baseline and a candidate, an approver activates the baseline, the proposer proposes the
 candidate (benchmarking: one run per lane), a registered worker claims each run, the real
-harness (`worker.agent.execute`) benchmarks two OpenAI-compatible servers
-(`engine_server.py`: the candidate streams three tokens per chunk, reports vLLM's
-speculation counters and slows down faster under load), the worker uploads the
+harness (`worker.agent.execute`) benchmarks two vLLM-shaped engine emulators
+(tests/support/engine_emulator: the candidate streams three tokens per chunk, reports
+vLLM's speculation counters and slows down faster under load), the worker uploads the
 validated result, and the gate evaluates it (`release_conclude`) and hands its verdict to
 releases_app. Nothing is written into a model by hand.
 
@@ -18,15 +18,10 @@ from __future__ import annotations
 
 import copy
 import json
-import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import partial
-from pathlib import Path
 from typing import Any
 
-import httpx
 from django.test import override_settings
 
 from audit_app.actors import Actor
@@ -36,12 +31,11 @@ from benchmarks_app.services.workers import bootstrap_token_create, worker_regis
 from contracts_app.models import ContractVersion, Route
 from releases_app.models import Release
 from releases_app.services import release_approve, release_conclude, release_create
-from tests.factories import example, make_version, variant
-from tests.workers.conftest import free_port, wait_for
+from tests.support.factories import example, make_version, variant
+from tests.support.launcher import Emulators
 from worker.agent.execute import execute
 from worker.spec import RunSpec
 
-SERVER = Path(__file__).with_name("engine_server.py")
 # A closed port: the dispatch kick after commit fails fast and the outbox row stays
 # pending; these builders play the worker themselves.
 NO_BROKER = "redis://127.0.0.1:9/0"
@@ -49,11 +43,13 @@ ROUTE = "contract-summaries"
 
 # Baseline: one token per chunk, batching nearly free. Candidate: three tokens per chunk
 # (two of four drafted tokens accepted per step), each step costlier as the batch grows:
-# about 2x faster at concurrency 1, ~1.4x at 4, slower than the baseline at 16.
-BASELINE_ENGINE = ["--step-ms", "4", "--load-factor", "0.02", "--tokens-per-chunk", "1", "--ttft-ms", "20"]
+# about 2x faster at concurrency 1, ~1.4x at 4, slower than the baseline at 16. The same
+# 60 ms to the first token in both: long enough that a 10-20 ms scheduling hiccup on a
+# busy two-core machine doesn't take one arm's TTFT p95 past the 1.5x margin on its own.
+BASELINE_ENGINE = ["--step-ms", "4", "--load-factor", "0.02", "--pattern", "1", "--ttft-ms", "60"]
 CANDIDATE_ENGINE = [
-    *("--step-ms", "6", "--load-factor", "0.15", "--tokens-per-chunk", "3"),
-    *("--speculate", "4", "--ttft-ms", "20"),
+    *("--step-ms", "6", "--load-factor", "0.15", "--pattern", "3", "--ttft-ms", "60"),
+    *("--speculation", json.dumps({"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_max": 4})),
 ]
 
 
@@ -161,39 +157,21 @@ def register_worker(name: str = "gpu-box-1") -> Worker:
 
 
 class EngineServers:
-    """The two engine servers (started once per test session, on first use)."""
+    """The two engine emulators (started once per test session, on first use)."""
 
     def __init__(self) -> None:
-        self.procs: list[subprocess.Popen[bytes]] = []
+        self.emulators = Emulators()
         self.urls: dict[str, str] = {}
 
     def start(self) -> dict[str, str]:
         if not self.urls:
             for arm, args in (("baseline", BASELINE_ENGINE), ("candidate", CANDIDATE_ENGINE)):
-                port = free_port()
-                proc = subprocess.Popen(
-                    [sys.executable, str(SERVER), "--port", str(port), *args],
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
-                )
-                self.procs.append(proc)
-                url = f"http://127.0.0.1:{port}"
-                wait_for(partial(_healthy, url), 20, f"the {arm} engine server")
-                self.urls[arm] = url
+                self.urls[arm] = self.emulators.start(*args).base_url
         return self.urls
 
     def stop(self) -> None:
-        for proc in self.procs:
-            proc.terminate()
-            proc.wait(10)
-        self.procs, self.urls = [], {}
-
-
-def _healthy(url: str) -> bool:
-    try:
-        return httpx.get(url + "/health", timeout=0.5).status_code == 200
-    except httpx.HTTPError:
-        return False
+        self.emulators.stop()
+        self.urls = {}
 
 
 SERVERS = EngineServers()

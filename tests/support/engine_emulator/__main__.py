@@ -1,0 +1,3 @@
+from tests.support.engine_emulator.server import main
+
+main()

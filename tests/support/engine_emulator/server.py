@@ -1,0 +1,149 @@
+"""The emulator's web application and its entry point (prints ``PORT <n>`` once listening)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from aiohttp import web
+
+from tests.support.engine_emulator import shapes
+from tests.support.engine_emulator.config import ConfigError, Settings, build_parser, settings_from_args
+from tests.support.engine_emulator.state import Engine
+from tests.support.engine_emulator.streaming import Completions, error
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def _json(build: Callable[[], Any]) -> Handler:
+    async def handler(request: web.Request) -> web.StreamResponse:
+        return web.json_response(build())
+
+    return handler
+
+
+def _metrics(build: Callable[[], list[str]]) -> Handler:
+    async def handler(request: web.Request) -> web.StreamResponse:
+        return shapes._text(build())
+
+    return handler
+
+
+async def _empty_ok(request: web.Request) -> web.StreamResponse:
+    return web.Response(status=200)
+
+
+def _shape_routes(app: web.Application, engine: Engine) -> None:
+    s, router = engine.settings, app.router
+    if s.shape == "vllm":
+        router.add_get("/health", _empty_ok)
+        router.add_get("/version", _json(lambda: {"version": s.engine_version}))
+        router.add_get("/v1/models", _json(lambda: shapes.vllm_models(engine)))
+        router.add_get("/metrics", _metrics(lambda: shapes.vllm_metrics(engine)))
+        if s.dev_mode:
+
+            async def server_info(request: web.Request) -> web.StreamResponse:
+                fmt = request.query.get("config_format", "text")
+                if fmt not in ("text", "json"):
+                    return error(400, "config_format: text or json", "config_format")
+                return web.json_response(shapes.vllm_server_info(engine, fmt))
+
+            router.add_get("/server_info", server_info)
+    elif s.shape == "sglang":
+        router.add_get("/health", _empty_ok)
+        router.add_get("/server_info", _json(lambda: shapes.sglang_server_info(engine)))
+        router.add_get("/get_server_info", _json(lambda: shapes.sglang_server_info(engine)))  # deprecated
+        model_info = {"model_path": s.served_model_name, "tokenizer_path": s.served_model_name,
+                      "is_generation": True}  # fmt: skip
+        router.add_get("/get_model_info", _json(lambda: model_info))
+        router.add_get("/v1/models", _json(lambda: shapes.sglang_models(engine)))
+        if s.enable_metrics:
+            router.add_get("/metrics", _metrics(lambda: shapes.sglang_metrics(engine)))
+    elif s.shape == "llamacpp":
+        router.add_get("/health", _json(lambda: {"status": "ok"}))
+        router.add_get("/props", _json(lambda: shapes.llamacpp_props(engine)))
+        router.add_get("/slots", _json(lambda: shapes.llamacpp_slots(engine)))
+        router.add_get("/v1/models", _json(lambda: shapes.llamacpp_models(engine)))
+
+        async def metrics(request: web.Request) -> web.StreamResponse:
+            if not s.llamacpp_metrics:  # llama-server answers 501 (ERROR_TYPE_NOT_SUPPORTED)
+                message = "This server does not support metrics endpoint. Start it with `--metrics`"
+                return web.json_response({"error": {"code": 501, "message": message,
+                                                    "type": "not_supported_error"}}, status=501)  # fmt: skip
+            return shapes._text(shapes.llamacpp_metrics(engine))
+
+        router.add_get("/metrics", metrics)
+    else:  # tgi
+        router.add_get("/health", _empty_ok)
+        router.add_get("/info", _json(lambda: shapes.tgi_info(engine)))
+        router.add_get("/v1/models", _json(lambda: shapes.tgi_models(engine)))
+        router.add_get("/metrics", _metrics(lambda: shapes.tgi_metrics(engine)))
+
+
+def _admin_routes(app: web.Application, engine: Engine) -> None:
+    async def reset(request: web.Request) -> web.StreamResponse:
+        engine.reset()
+        return web.json_response({"ok": True})
+
+    async def acceptance(request: web.Request) -> web.StreamResponse:
+        try:
+            body = await request.json()
+        except ValueError:
+            return error(400, "the body is not JSON")
+        if not isinstance(body, dict) or "pattern" not in body:
+            return error(400, 'pattern: required, e.g. {"pattern": [3, 1]}', "pattern")
+        try:
+            pattern = engine.set_pattern(body["pattern"])
+        except ConfigError as exc:
+            return error(400, str(exc), exc.param)
+        return web.json_response({"pattern": pattern, "draft_tokens": engine.settings.draft_tokens})
+
+    async def reset_truth(request: web.Request) -> web.StreamResponse:
+        engine.truth.clear()
+        return web.json_response({"ok": True})
+
+    router = app.router
+    router.add_get("/truth", _json(lambda: engine.truth))
+    router.add_post("/truth/reset", reset_truth)
+    router.add_post("/admin/reset", reset)
+    router.add_post("/admin/acceptance", acceptance)
+    router.add_get("/admin/counters", _json(lambda: {**engine.counters.as_dict(), "pattern": engine.pattern}))
+
+
+def make_app(settings: Settings) -> web.Application:
+    engine = Engine(settings)
+    completions = Completions(engine)
+    app = web.Application()
+    app.router.add_post("/v1/completions", completions.handle)
+    app.router.add_post("/v1/chat/completions", completions.handle)
+    _shape_routes(app, engine)
+    _admin_routes(app, engine)
+    return app
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        settings = settings_from_args(args)
+    except ConfigError as exc:
+        parser.error(str(exc))  # exits 2 with the flag named
+    app = make_app(settings)
+
+    async def serve() -> None:
+        runner = web.AppRunner(app, access_log=None)
+        await runner.setup()
+        site = web.TCPSite(runner, args.host, args.port, backlog=2048)
+        await site.start()
+        server = site._server
+        assert server is not None
+        port = server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        print(f"PORT {port}", flush=True)
+        await asyncio.Event().wait()
+
+    try:
+        asyncio.run(serve())
+    except KeyboardInterrupt:
+        sys.exit(0)

@@ -1,0 +1,130 @@
+"""Real processes the integration tests start and stop: a private redis-server and
+`specpact-worker run` agents."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+from contextlib import ExitStack
+from pathlib import Path
+
+from tests.support.launcher import REPO, reserved_port, wait_for
+
+
+class RedisServer:
+    """A private redis-server (no persistence): the tests stop and start it freely. Its
+    port is reserved for the object's lifetime, so a restart gets the same one back."""
+
+    def __init__(self) -> None:
+        self._held = ExitStack()
+        self.port = self._held.enter_context(reserved_port())
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            [
+                "redis-server",
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        wait_for(self._answers, 10, f"redis-server on port {self.port}")
+
+    def _answers(self) -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as s:
+                s.sendall(b"PING\r\n")
+                return s.recv(16).startswith(b"+PONG")
+        except OSError:
+            return False
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            self.proc.wait(10)
+            self.proc = None
+
+    def close(self) -> None:
+        """Stop it and give the port back."""
+        self.stop()
+        self._held.close()
+
+
+class Agent:
+    """A `specpact-worker run` process (its own process group, so the test can kill the
+    agent with its Celery pool children at once, like a machine that dies)."""
+
+    def __init__(self, home: Path, url: str, bootstrap: str, name: str) -> None:
+        self.home, self.name = home, name
+        home.mkdir(parents=True, exist_ok=True)
+        self.log = home / "agent.log"
+        env = {**os.environ, "PYTHONPATH": str(REPO), "PYTHONUNBUFFERED": "1"}
+        env.pop("DJANGO_SETTINGS_MODULE", None)  # the worker must not need Django
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "worker.run_cli",
+                "run",
+                "--url",
+                url,
+                "--bootstrap-token",
+                bootstrap,
+                "--name",
+                name,
+                "--home",
+                str(home),
+                "--loglevel",
+                "INFO",
+            ],
+            stdout=self.log.open("wb"),
+            stderr=subprocess.STDOUT,
+            cwd=REPO,
+            env=env,
+            start_new_session=True,
+        )
+
+    def worker_id(self) -> int:
+        path = self.home / "credentials.json"
+        wait_for(path.exists, 60, f"{self.name} to register (log: {self.log})")
+        return int(json.loads(path.read_text())["worker_id"])
+
+    def wait_ready(self) -> None:
+        wait_for(
+            lambda: b"ready." in self.log.read_bytes() or self._died(), 90, f"{self.name}'s Celery worker"
+        )
+        assert not self._died(), self.log.read_text()
+
+    def _died(self) -> bool:
+        return self.proc.poll() is not None
+
+    def children(self) -> list[int]:
+        out = subprocess.run(["pgrep", "-P", str(self.proc.pid)], capture_output=True, text=True).stdout
+        return [int(p) for p in out.split()]
+
+    def kill_all(self) -> None:
+        """kill -9 of the agent and its pool processes."""
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.kill_all()
