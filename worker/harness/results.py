@@ -296,8 +296,10 @@ class EngineInfo(_Model):
 class WorkloadInfo(_Model):
     name: str
     version: str | None = None
-    prompts: int = Field(ge=1)
+    prompts: int = Field(ge=1, description="requests in the workload (every turn of every conversation)")
     repeated_prompts: bool = False
+    digest: str | None = Field(default=None, description="sha256 of a registered workload's canonical form")
+    conversations: int | None = Field(default=None, ge=1, description="multi-turn workloads: conversations")
 
 
 class Sampling(_Model):

@@ -99,6 +99,29 @@ def _chunk(t: float, obj: dict[str, Any]) -> tuple[_Chunk | None, str | None]:
     return _Chunk(t, text, ntok, token_ids, source), choice.get("finish_reason")
 
 
+def answer_text(ex: Exchange) -> str | None:
+    """The text a finished exchange streamed back, or None when it failed: what the next
+    turn of a conversation appends to its history (parsed right after the exchange, so
+    the next turn can be sent; its timing was recorded at the socket reads already)."""
+    if ex.transport_error is not None or ex.status != 200 or "text/event-stream" not in ex.content_type:
+        return None
+    try:
+        events, done = _events(ex.reads)
+        texts = []
+        finished = done
+        for t, payload in events:
+            obj = json.loads(payload)
+            if not isinstance(obj, dict) or obj.get("error"):
+                return None
+            chunk, reason = _chunk(t, obj)
+            finished = finished or reason is not None
+            if chunk is not None:
+                texts.append(chunk.text)
+    except (StreamError, ValueError):
+        return None
+    return "".join(texts) if finished and texts else None
+
+
 def to_record(ex: Exchange, count_tokens: Callable[[str], int] | None = None) -> RequestRecord:
     """Never raises: anything wrong becomes the record's ``error``."""
     base: dict[str, Any] = {
