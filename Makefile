@@ -49,7 +49,7 @@ lint: setup
 	$(BIN)/lint-imports
 
 typecheck: setup
-	$(BIN)/mypy specpact accounts_app audit_app contracts_app releases_app benchmarks_app dashboard_app worker
+	$(BIN)/mypy specpact accounts_app audit_app contracts_app workloads_app releases_app benchmarks_app dashboard_app worker
 
 migrations-check: setup
 	$(PY) manage.py makemigrations --check --dry-run

@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "accounts_app",
     "audit_app",
     "contracts_app",
+    "workloads_app",
     "releases_app",
     "benchmarks_app",
     "dashboard_app",
@@ -223,6 +224,13 @@ CELERY_BEAT_SCHEDULE = {
         "options": {"expires": float(RUN_SWEEP_INTERVAL_S)},
     },
 }
+
+# Registered workloads (workloads_app). An upload larger than this is refused (413) before
+# it is read; the canonical form must fit too.
+WORKLOAD_MAX_BYTES = env_int("WORKLOAD_MAX_BYTES", 32 * 1024 * 1024)
+# Extra regular expressions the optional redaction pass replaces (besides e-mail
+# addresses, phone numbers and long digit runs), comma-separated; an upload may add more.
+WORKLOAD_REDACT_PATTERNS = env_list("WORKLOAD_REDACT_PATTERNS", [])
 
 SPECPACT_PUBLIC_URL = env_str("SPECPACT_PUBLIC_URL", "http://127.0.0.1:8000") or ""
 

@@ -19,6 +19,7 @@ from contracts_app.document import (
     rollback_target_of,
     validate_document,
 )
+from contracts_app.document.datasets import is_workload_dataset
 from contracts_app.models import ContractVersion, Route
 from contracts_app.models.routes import ROUTE_SLUG_VALIDATOR
 from specpact.errors import Conflict, DomainError, FieldError
@@ -75,6 +76,21 @@ def _check_rollback_target(document: dict[str, Any], next_number: int, existing:
         )
 
 
+def _resolve_workloads(document: dict[str, Any], who: Actor) -> dict[str, Any]:
+    """lane → the registered workload a `workload:NAME@sha256:…` dataset names, checked like
+    `rollback.to: version:N`: it must exist, be visible to the uploader and keep its
+    content (a ContractError naming the field otherwise)."""
+    if not any(
+        is_workload_dataset(str(w.get("dataset", "")))
+        for w in ((document.get("measurement") or {}).get("workloads") or {}).values()
+    ):
+        return {}
+    # workloads_app sits above this app (it reads who uses a workload); imported here only.
+    from workloads_app.references import workload_refs_resolve
+
+    return workload_refs_resolve(document=document, actor=who)
+
+
 def contract_version_create(
     *,
     slug: str,
@@ -112,6 +128,7 @@ def contract_version_create(
         numbers = set(route.versions.values_list("number", flat=True))
         next_number = max(numbers, default=0) + 1
         _check_rollback_target(stored, next_number, numbers)
+        workloads = _resolve_workloads(stored, who)
         version = ContractVersion.objects.create(
             route=route,
             number=next_number,
@@ -120,6 +137,10 @@ def contract_version_create(
             source_format=source_format,
             created_by=who.user,
         )
+        if workloads:
+            from workloads_app.references import workload_uses_record
+
+            workload_uses_record(contract_version=version, resolved=workloads)
         diff = _diff_from_active(route, stored)
         if route_created:
             _audit_route_created(route, who, request_id)
