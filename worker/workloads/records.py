@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Literal
 
@@ -56,10 +57,10 @@ class WorkloadError(ValueError):
 class LineError(WorkloadError):
     """Errors on numbered lines: ``problems`` is ``[(line, path, message)]``."""
 
-    def __init__(self, source: str, problems: list[tuple[int, str, str]]) -> None:
-        self.source, self.problems = source, problems
+    def __init__(self, source: str, problems: list[tuple[int, str, str]], unit: str = "line") -> None:
+        self.source, self.problems, self.unit = source, problems, unit
         shown = "; ".join(
-            f"{source} line {n}: {path + ': ' if path else ''}{msg}" for n, path, msg in problems[:5]
+            f"{source} {unit} {n}: {path + ': ' if path else ''}{msg}" for n, path, msg in problems[:5]
         )
         more = f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
         super().__init__(shown + more)
@@ -255,19 +256,13 @@ def synthesize(prompt: SyntheticPrompt) -> str:
     return "\n".join(blocks)
 
 
+TOKEN_PATTERN = re.compile(r"\w+|[^\w\s]")
+
+
 def estimate_tokens(text: str) -> int:
     """Words and punctuation marks: the control plane has no tokenizer, and this is within
     a small factor of the common subword tokenizers for prose."""
-    count, in_word = 0, False
-    for ch in text:
-        if ch.isalnum() or ch == "_":
-            if not in_word:
-                count, in_word = count + 1, True
-        else:
-            in_word = False
-            if not ch.isspace():
-                count += 1
-    return count
+    return len(TOKEN_PATTERN.findall(text))
 
 
 def record_tokens(record: Record) -> int:
