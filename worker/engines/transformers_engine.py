@@ -213,6 +213,7 @@ class TransformersRunner:
             chunk_tokens=streamer.sizes,
             chunk_tokens_source="steps",
             output_tokens=n,
+            prompt_tokens=int(inputs["input_ids"].shape[1]),
             output_tokens_source="chunks",
             output_token_ids=streamer.ids,
             output_text=self.tokenizer.decode(streamer.ids, skip_special_tokens=True),

@@ -72,6 +72,9 @@ class RequestRecord(_Model):
     )
     chunk_tokens_source: Literal["token_ids", "logprobs", "one_per_chunk", "steps"] | None = None
     output_tokens: int = Field(default=0, ge=0)
+    prompt_tokens: int | None = Field(
+        default=None, ge=0, description="the prompt as the engine counted it (a later turn: with its history)"
+    )
     output_tokens_source: Literal["usage", "tokenizer", "chunks"] | None = None
     output_token_ids: list[int] | None = None
     output_text: str = ""

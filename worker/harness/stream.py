@@ -146,6 +146,7 @@ def _measure(ex: Exchange, count_tokens: Callable[[str], int] | None) -> dict[st
     events, done = _events(ex.reads)
     chunks: list[_Chunk] = []
     usage_tokens: int | None = None
+    prompt_tokens: int | None = None
     finish: str | None = None
     spec: RequestSpeculation | None = None
     for t, payload in events:
@@ -167,6 +168,12 @@ def _measure(ex: Exchange, count_tokens: Callable[[str], int] | None) -> dict[st
         usage = obj.get("usage")
         if isinstance(usage, dict) and isinstance(usage.get("completion_tokens"), int):
             usage_tokens = usage["completion_tokens"]
+        if (
+            isinstance(usage, dict)
+            and isinstance(usage.get("prompt_tokens"), int)
+            and usage["prompt_tokens"] >= 0
+        ):
+            prompt_tokens = usage["prompt_tokens"]
         timings = obj.get("timings")  # llama.cpp server: drafts of this request
         if isinstance(timings, dict) and isinstance(timings.get("draft_n"), int):
             spec = RequestSpeculation(
@@ -215,6 +222,7 @@ def _measure(ex: Exchange, count_tokens: Callable[[str], int] | None) -> dict[st
         "chunk_tokens": chunk_tokens,
         "chunk_tokens_source": chunk_source,
         "output_tokens": output_tokens,
+        "prompt_tokens": prompt_tokens,
         "output_tokens_source": out_source,
         "output_token_ids": token_ids,
         "output_text": text,
