@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
+from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -39,7 +41,16 @@ from workloads_app.services import UploadOptions, workload_delete, workload_uplo
 NDJSON = "application/x-ndjson"
 
 
+class FormatNamesTheWorkloads(DefaultContentNegotiation):
+    """`?format=` names the uploaded workload's format (the public API), not a renderer as
+    DRF's URL format override would read it (a 404 for `format=sharegpt`)."""
+
+    settings = SimpleNamespace(URL_FORMAT_OVERRIDE=None)  # type: ignore[assignment]
+
+
 class WorkloadListApi(APIView):
+    content_negotiation_class = FormatNamesTheWorkloads
+
     def get_permissions(self) -> list[Any]:
         return role_permissions("operator" if self.request.method == "POST" else "viewer")
 

@@ -41,7 +41,7 @@ def read(text: str, source: str) -> Imported:
         }
         rows.append((float(ts), number, record))
 
-    builder.each(jsonl(text, source), convert)
+    builder.each(jsonl(text, builder.problems), convert)
     for _, number, record in sorted(rows, key=lambda r: (r[0], r[1])):
         builder.add(number, record)
     return builder.finish()

@@ -137,7 +137,7 @@ def read(text: str, source: str) -> Imported:
         records.append(record)
         numbers.append(number)
 
-    builder.each(jsonl(text, source), convert)
+    builder.each(jsonl(text, builder.problems), convert)
     sizes: dict[str, int] = {}
     for cid, _ in conversation:
         sizes[cid] = sizes.get(cid, 0) + 1

@@ -30,9 +30,10 @@ def decode(raw: bytes, source: str) -> str:
     return text.removeprefix("\ufeff")
 
 
-def jsonl(text: str, source: str) -> list[tuple[int, Any]]:
-    """(line number, JSON value) of every non-blank line; all unreadable lines at once."""
-    out, problems = [], []
+def jsonl(text: str, problems: list[Problem]) -> list[tuple[int, Any]]:
+    """(line number, JSON value) of every non-blank line; the unreadable ones go to
+    `problems`, so that they are reported with every other bad line."""
+    out = []
     for number, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
             continue
@@ -40,15 +41,13 @@ def jsonl(text: str, source: str) -> list[tuple[int, Any]]:
             out.append((number, parse_object(raw)))
         except ValueError as exc:
             problems.append((number, "", f"not valid JSON ({getattr(exc, 'msg', exc)})"))
-    if problems:
-        raise LineError(source, problems)
     return out
 
 
-def json_array_or_lines(text: str, source: str) -> tuple[str, list[tuple[int, Any]]]:
+def json_array_or_lines(text: str, source: str, problems: list[Problem]) -> tuple[str, list[tuple[int, Any]]]:
     """A JSON array (numbered by entry) or JSON Lines (numbered by line)."""
     if not text.lstrip().startswith("["):
-        return "line", jsonl(text, source)
+        return "line", jsonl(text, problems)
     try:
         data = parse_object(text)
     except ValueError as exc:

@@ -40,5 +40,5 @@ def read(text: str, source: str) -> Imported:
         else:
             raise ValueError("an SGLang line needs 'conversations' (custom) or 'messages' (openai)")
 
-    builder.each(jsonl(text, source), convert)
+    builder.each(jsonl(text, builder.problems), convert)
     return builder.finish()

@@ -53,7 +53,9 @@ def conversation_records(number: int, obj: dict[str, Any], builder: Builder) -> 
 
 
 def read(text: str, source: str) -> Imported:
-    unit, items = json_array_or_lines(text, source)
+    problems: list[tuple[int, str, str]] = []
+    unit, items = json_array_or_lines(text, source, problems)
     builder = Builder(source, unit)
+    builder.problems += problems
     builder.each(items, lambda number, obj: conversation_records(number, obj, builder))
     return builder.finish()

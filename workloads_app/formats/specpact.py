@@ -7,7 +7,7 @@ from workloads_app.formats.reading import Builder, Imported, jsonl
 
 def read(text: str, source: str) -> Imported:
     builder = Builder(source)
-    for number, obj in jsonl(text, source):
+    for number, obj in jsonl(text, builder.problems):
         if isinstance(obj, dict):
             builder.add(number, obj)
         else:

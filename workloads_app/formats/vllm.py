@@ -45,10 +45,10 @@ def read(text: str, source: str) -> Imported:
         else:
             raise ValueError("a vLLM custom dataset line needs 'prompt' (or SpecBench's 'turns')")
 
-    builder.each(jsonl(text, source), convert)
+    builder.each(jsonl(text, builder.problems), convert)
     imported = builder.finish()
     if ignored:
         imported.warnings.insert(
-            0, (0, "", f"not replayed (vLLM ignores them too): {', '.join(sorted(ignored))}")
+            0, (0, "", f"fields not replayed (vLLM ignores them too): {', '.join(sorted(ignored))}")
         )
     return imported
