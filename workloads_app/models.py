@@ -90,6 +90,22 @@ class WorkloadContent(_Immutable):
         return f"content of {self.version_id}"
 
 
+class WorkloadUploader(_Immutable):
+    """Someone who uploaded these bytes under this name: the first uploader (`created_by`)
+    and anyone who uploaded the same content again, who holds it as much and may see and
+    use it (docs/workloads.md, "Privacy")."""
+
+    workload = models.ForeignKey(WorkloadVersion, on_delete=models.PROTECT, related_name="uploaders")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["workload", "user"], name="workload_uploader_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} uploaded {self.workload_id}"
+
+
 class WorkloadUse(_Immutable):
     """A contract version names this workload for a lane (recorded when the version is
     stored; both are immutable, so the row never changes)."""

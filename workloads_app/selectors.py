@@ -4,7 +4,7 @@ Who sees a workload version (docs/workloads.md, "Privacy"):
 - anyone who may see a route that uses it: a contract version of that route names it
   (any version, not only the active one). Every signed-in role sees every route; a
   route-scoped token only its routes;
-- its uploader, whatever uses it;
+- whoever uploaded it (the same content again counts: they hold it), whatever uses it;
 - admins (not through a route-scoped token, which stays inside its routes).
 Anyone else gets 404, as if it did not exist.
 """
@@ -20,7 +20,7 @@ from accounts_app.permissions import effective_role, routes_in_scope
 from accounts_app.roles import Role
 from audit_app.models import AuditEvent
 from specpact.errors import NotFound
-from workloads_app.models import WorkloadContent, WorkloadUse, WorkloadVersion
+from workloads_app.models import WorkloadContent, WorkloadUploader, WorkloadUse, WorkloadVersion
 
 DIGEST_PREFIX = "sha256:"
 
@@ -48,7 +48,7 @@ def workloads_visible_to(subject: Any) -> QuerySet[WorkloadVersion]:
     visible = Q(Exists(uses))
     user = _user(subject)
     if user is not None:
-        visible |= Q(created_by=user)
+        visible |= Q(Exists(WorkloadUploader.objects.filter(workload=OuterRef("pk"), user=user)))
     return qs.filter(visible)
 
 

@@ -25,7 +25,13 @@ from workloads_app.formats import FORMATS, import_upload
 from workloads_app.formats.checks import context_problems
 from workloads_app.formats.redaction import redact_records, redaction
 from workloads_app.formats.stats import workload_stats
-from workloads_app.models import WORKLOAD_NAME_VALIDATOR, WorkloadContent, WorkloadUse, WorkloadVersion
+from workloads_app.models import (
+    WORKLOAD_NAME_VALIDATOR,
+    WorkloadContent,
+    WorkloadUploader,
+    WorkloadUse,
+    WorkloadVersion,
+)
 
 # What a format is, in words, for "imported from …" when the upload says nothing.
 FORMAT_SOURCES = {
@@ -151,18 +157,32 @@ def _store(
             existing = WorkloadVersion.objects.select_for_update().filter(name=name, digest=digest).first()
             if existing is not None:
                 if WorkloadContent.objects.filter(version=existing).exists():
+                    if who.user is not None and _add_uploader(existing, who.user):
+                        _audit_upload(existing, who, request_id, restored=False)
                     return WorkloadUpload(existing, created=False)
                 # Deleted before, uploaded again: the same version gets its content back.
                 WorkloadContent.objects.create(version=existing, data=data)
+                if who.user is not None:
+                    _add_uploader(existing, who.user)
                 _audit_upload(existing, who, request_id, restored=True)
                 return WorkloadUpload(existing, created=True, restored=True)
             version = WorkloadVersion.objects.create(name=name, digest=digest, created_by=who.user, **fields)
             WorkloadContent.objects.create(version=version, data=data)
+            if who.user is not None:
+                _add_uploader(version, who.user)
             _audit_upload(version, who, request_id, restored=False)
             return WorkloadUpload(version, created=True)
     except IntegrityError:
         # A concurrent upload of the same content under the same name stored it first.
         return WorkloadUpload(WorkloadVersion.objects.get(name=name, digest=digest), created=False)
+
+
+def _add_uploader(version: WorkloadVersion, user: Any) -> bool:
+    """Record that `user` uploaded these bytes; False when they already had."""
+    if WorkloadUploader.objects.filter(workload=version, user=user).exists():
+        return False
+    WorkloadUploader.objects.create(workload=version, user=user)
+    return True
 
 
 def _audit_upload(version: WorkloadVersion, who: Actor, request_id: str, *, restored: bool) -> None:

@@ -20,6 +20,7 @@ pytestmark = pytest.mark.django_db
         "UPDATE workloads_app_workloadversion SET requests = 1",
         "DELETE FROM workloads_app_workloadversion",
         "UPDATE workloads_app_workloadcontent SET data = 'x'::bytea",
+        "DELETE FROM workloads_app_workloaduploader",
     ],
 )
 def test_the_database_refuses_edits(operator: Any, sql: str) -> None:

@@ -89,3 +89,15 @@ def test_a_names_versions_are_listed_newest_first(operator: Any) -> None:
     listing = client.get(f"{URL}lane-x/").json()
     assert [v["digest"] for v in listing["versions"]] == [second["digest"], first["digest"]]
     assert listing["latest"]["digest"] == second["digest"]
+
+
+def test_someone_who_uploads_the_same_content_holds_it_too_and_may_use_it(operator: Any, viewer: Any) -> None:
+    body = upload(client_for(operator)).json()
+    colleague = make_user("otto-operator", "operator")
+    client = client_for(colleague)
+    assert client.get(f"{URL}{_ref(body)}/").status_code == 404
+    again = upload(client)
+    assert again.status_code == 200 and again.json()["digest"] == body["digest"]
+    assert client.get(f"{URL}{_ref(body)}/").status_code == 200
+    assert upload_contract(client, chat_contract(body["dataset"])).status_code == 201
+    assert client_for(viewer).get(f"{URL}{_ref(body)}/").status_code == 200  # a route uses it now

@@ -31,6 +31,7 @@ from workloads_app.api.uploads import read_upload, refuse_if_declared_too_large
 from workloads_app.formats import FORMATS
 from workloads_app.selectors import (
     split_ref,
+    workload_by_ref,
     workload_content,
     workload_get,
     workload_versions,
@@ -104,7 +105,9 @@ class WorkloadListApi(APIView):
             actor=actor_from_request(request),
             request_id=request_id_of(request),
         )
-        version = workload_get(request, upload.version.name, upload.version.digest)
+        # Whoever sent the bytes may see what they describe (they are now one of its uploaders).
+        version = workload_by_ref(upload.version.name, upload.version.digest)
+        assert version is not None
         body = {
             **WorkloadDetailSerializer(version, context={"request": request}).data,
             "created": upload.created,

@@ -17,6 +17,9 @@ CREATE TRIGGER workload_version_immutable
 CREATE TRIGGER workload_use_immutable
     BEFORE UPDATE OR DELETE ON workloads_app_workloaduse
     FOR EACH ROW EXECUTE FUNCTION specpact_workload_immutable();
+CREATE TRIGGER workload_uploader_immutable
+    BEFORE UPDATE OR DELETE ON workloads_app_workloaduploader
+    FOR EACH ROW EXECUTE FUNCTION specpact_workload_immutable();
 CREATE TRIGGER workload_content_immutable
     BEFORE UPDATE ON workloads_app_workloadcontent
     FOR EACH ROW EXECUTE FUNCTION specpact_workload_immutable();
@@ -24,6 +27,7 @@ CREATE TRIGGER workload_content_immutable
 BACKWARD = """
 DROP TRIGGER IF EXISTS workload_version_immutable ON workloads_app_workloadversion;
 DROP TRIGGER IF EXISTS workload_use_immutable ON workloads_app_workloaduse;
+DROP TRIGGER IF EXISTS workload_uploader_immutable ON workloads_app_workloaduploader;
 DROP TRIGGER IF EXISTS workload_content_immutable ON workloads_app_workloadcontent;
 DROP FUNCTION IF EXISTS specpact_workload_immutable();
 """
