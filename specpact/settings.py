@@ -161,6 +161,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # Two "format" enums (a contract's yaml/json, a workload's importers): each its own name.
+    "ENUM_NAME_OVERRIDES": {"WorkloadFormatEnum": "workloads_app.models.WorkloadVersion.Format"},
 }
 
 # Celery: the embedded default is kombu's filesystem transport under var/, which needs

@@ -101,3 +101,16 @@ def test_someone_who_uploads_the_same_content_holds_it_too_and_may_use_it(operat
     assert client.get(f"{URL}{_ref(body)}/").status_code == 200
     assert upload_contract(client, chat_contract(body["dataset"])).status_code == 201
     assert client_for(viewer).get(f"{URL}{_ref(body)}/").status_code == 200  # a route uses it now
+
+
+def test_the_list_reads_in_constant_queries(operator: Any, django_assert_num_queries: Any) -> None:
+    client = client_for(operator)
+    upload(client, '{"prompt": "one"}\n', name="w-1")
+    client.get(URL)  # the session and role rows, once
+    # Session, user, role; the page's count; the page (creators joined, content flags).
+    with django_assert_num_queries(5):
+        assert client.get(URL).json()["count"] == 1
+    for i in range(2, 6):
+        upload(client, f'{{"prompt": "n{i}"}}\n', name=f"w-{i}")
+    with django_assert_num_queries(5):
+        assert client.get(URL).json()["count"] == 5

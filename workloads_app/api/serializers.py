@@ -4,7 +4,6 @@ from typing import Any
 
 from rest_framework import serializers
 
-from workloads_app.formats import FORMATS
 from workloads_app.models import WorkloadVersion
 from workloads_app.selectors import workload_uses
 
@@ -13,7 +12,7 @@ class UploadParams(serializers.Serializer[Any]):
     """The upload's options (query string for a raw body, form fields for multipart)."""
 
     name = serializers.CharField(max_length=100, help_text="e.g. support-chat-2026-11")
-    format = serializers.ChoiceField(choices=list(FORMATS), default="specpact")
+    format = serializers.ChoiceField(choices=WorkloadVersion.Format.choices, default="specpact")
     # The option's public name; DRF's metaclass takes declared fields off the class, so
     # it does not shadow Field.source at run time.
     source = serializers.CharField(  # type: ignore[assignment]
