@@ -36,6 +36,7 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable, Iterator, Sequence
+from functools import lru_cache
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -231,6 +232,12 @@ _WORD_TEXT = (
 _WORDS = tuple(_WORD_TEXT.split())
 
 
+@lru_cache(maxsize=4096)
+def _block_text(hash_id: int, count: int) -> str:
+    # Shared prefixes repeat the same blocks request after request: write each once.
+    return " ".join(_block_words(hash_id, count))
+
+
 def _block_words(hash_id: int, count: int) -> list[str]:
     # A 64-bit linear congruential walk seeded by the hash id: portable and deterministic,
     # so equal ids give equal text (shared prefixes stay shared) on every machine.
@@ -251,7 +258,7 @@ def synthesize(prompt: SyntheticPrompt) -> str:
             break
         last = i == len(prompt.hash_ids) - 1
         n = left if last else min(prompt.block_tokens, left)
-        blocks.append(" ".join(_block_words(hid, n)))
+        blocks.append(_block_text(hid, n))
         left -= n
     return "\n".join(blocks)
 
