@@ -125,6 +125,28 @@ def _dataset_version(dataset: str) -> str | None:
         ) from None
 
 
+def _registered_workload(dataset: str, levels: list[dict[str, Any]]) -> dict[str, Any]:
+    """A `workload:NAME@sha256:…` dataset: the spec names its digest (the worker downloads
+    it and checks the bytes), and a trace's rate levels replay its own arrival times."""
+    from contracts_app.document.datasets import parse_workload_ref
+    from workloads_app.selectors import workload_by_ref
+
+    ref = parse_workload_ref(dataset)
+    path = "measurement.workloads.dataset"
+    if ref is None:
+        raise DomainError(f"not a workload reference: {dataset!r}", errors=[FieldError(path, "malformed")])
+    version = workload_by_ref(ref.name, ref.digest)
+    if version is None or not getattr(version, "has_content", False):
+        what = "was deleted" if version is not None else "is not registered"
+        raise DomainError(
+            f"workload {ref.name}@{ref.digest} {what}: the run can't measure on it",
+            errors=[FieldError(path, f"workload {ref.name}@{ref.digest} {what}")],
+        )
+    arrival = version.stats.get("arrival") or {}
+    trace = arrival.get("requests") == version.requests and any("rate" in lv for lv in levels)
+    return {"name": version.name, "digest": version.digest, "arrival": "trace" if trace else "poisson"}
+
+
 def _time_limits(time_limit_s: int | None) -> tuple[int, int]:
     hard = int(time_limit_s or settings.RUN_DEFAULT_TIME_LIMIT_S)
     ceiling = min(int(settings.RUN_MAX_TIME_LIMIT_S), visibility_timeout_s() - 60)
@@ -188,7 +210,8 @@ def build_spec(
         "release_id": release_id,
         "arms": arms,
         "interleave": "arm_blocks" if engine_kind == EngineKind.MANAGED else "abba_per_level",
-        "workload": {"lane": lane, "dataset": dataset, "dataset_version": _dataset_version(dataset)},
+        "workload": {"lane": lane, "dataset": dataset, "dataset_version": _dataset_version(dataset)}
+        | (_registered_workload(dataset, levels) if dataset.startswith("workload:") else {}),
         "load": {
             "levels": levels,
             "requests_per_level": overrides.get("requests_per_level", workload.get("requests_per_level")),

@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "accounts_app",
     "audit_app",
     "contracts_app",
+    "workloads_app",
     "releases_app",
     "benchmarks_app",
     "dashboard_app",
@@ -168,6 +169,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # Two "format" enums (a contract's yaml/json, a workload's importers): each its own name.
+    "ENUM_NAME_OVERRIDES": {"WorkloadFormatEnum": "workloads_app.models.WorkloadVersion.Format"},
 }
 
 # Celery: the embedded default is kombu's filesystem transport under var/, which needs
@@ -275,6 +278,13 @@ CSP_POLICY: dict[str, list[str]] = {
 CSP_LOOSE_STYLE_PATHS = ["/api/v1/"]
 # Report violations in the browser's console without enforcing (to trial a change).
 CSP_REPORT_ONLY = env_bool("CSP_REPORT_ONLY", False)
+
+# Registered workloads (workloads_app). An upload larger than this is refused (413) before
+# it is read; the canonical form must fit too.
+WORKLOAD_MAX_BYTES = env_int("WORKLOAD_MAX_BYTES", 32 * 1024 * 1024)
+# Extra regular expressions the optional redaction pass replaces (besides e-mail
+# addresses, phone numbers and long digit runs), comma-separated; an upload may add more.
+WORKLOAD_REDACT_PATTERNS = env_list("WORKLOAD_REDACT_PATTERNS", [])
 
 SPECPACT_PUBLIC_URL = env_str("SPECPACT_PUBLIC_URL", "http://127.0.0.1:8000") or ""
 

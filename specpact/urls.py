@@ -4,6 +4,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 
 api_v1: list[URLPattern | URLResolver] = [
     path("", include("contracts_app.api.urls")),
+    path("", include("workloads_app.api.urls")),
     path("", include("releases_app.api.urls")),
     path("", include("audit_app.api.urls")),
     path("", include("accounts_app.api.urls")),
@@ -23,6 +24,7 @@ urlpatterns = [
     path("", include("releases_app.urls")),
     path("", include("benchmarks_app.urls")),
     path("", include("contracts_app.urls")),
+    path("", include("workloads_app.urls")),
     path("", include("dashboard_app.urls")),
 ]
 

@@ -6,17 +6,20 @@ outsider (an approver token scoped to another route, `elsewhere`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from benchmarks_app.services.workers import bootstrap_token_create
 from contracts_app.models import Route
 from releases_app.models import Release
 from releases_app.services import release_create, release_gate_complete
 from tests.support.actors import PIPELINE_ROUTE, Caller
 from tests.support.factories import example, make_token, make_user, make_version, variant
-from tests.support.launcher import emulator_factory
+from tests.support.launcher import Emulators, emulator_factory
+from tests.support.processes import Agent, RedisServer
 from tests.support.releases import ROUTE, activate, cosmetic_change, route_identity_change
 
 # A factory of engine emulators (tests/support/engine_emulator): emulator("--shape", "tgi", …);
@@ -120,3 +123,45 @@ def failed_gate(route_v1: Route, proposer: Any) -> Release:
     v2 = route_identity_change(route_v1)
     release = release_create(route=route_v1, candidate_version=v2.number, actor=proposer)
     return release_gate_complete(release=release, verdict="fail", gate_result={"verdict": "fail"})
+
+
+# Real processes (integration tests of the worker protocol and of workloads): a private
+# redis-server the test may stop, two vLLM-shaped engine emulators as given endpoints,
+# and `specpact-worker run` agents.
+
+
+@pytest.fixture
+def redis_server() -> Iterator[RedisServer]:
+    server = RedisServer()
+    server.start()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def endpoints() -> Iterator[dict[str, Any]]:
+    """Two vLLM-shaped emulators: the baseline streams one token per chunk, the candidate
+    three (as speculation does), both at 30 ms per chunk, so a run takes a few seconds.
+    Said to be vLLM, the harness asks them for per-chunk token ids, as it asks vLLM."""
+    with Emulators() as emulators:
+        base = emulators.start("--pattern", "1", "--step-ms", "30")
+        cand = emulators.start("--pattern", "3", "--step-ms", "30")
+        yield {
+            "baseline": {"base_url": base.base_url, "model": "test-model", "server": "vllm"},
+            "candidate": {"base_url": cand.base_url, "model": "test-model", "server": "vllm"},
+        }
+
+
+@pytest.fixture
+def agents(tmp_path: Path) -> Iterator[Callable[..., Agent]]:
+    started: list[Agent] = []
+
+    def start(url: str, name: str = "w1") -> Agent:
+        _, token = bootstrap_token_create(note=f"agent {name}")
+        agent = Agent(tmp_path / name, url, token, name)
+        started.append(agent)
+        return agent
+
+    yield start
+    for agent in started:
+        agent.stop()

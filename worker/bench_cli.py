@@ -44,7 +44,12 @@ def add_parser(subparsers: Any) -> None:
         "--concurrency", type=lambda t: _numbers(int, t), help="closed-loop levels, e.g. 1,16,256"
     )
     levels.add_argument("--rate", type=lambda t: _numbers(float, t), help="open-loop request rates (req/s)")
-    p.add_argument("--arrival", choices=["poisson", "gamma"], default="poisson")
+    p.add_argument(
+        "--arrival",
+        choices=["poisson", "gamma", "trace"],
+        default="poisson",
+        help="open-loop arrivals; trace: the workload's own arrival_s, scaled to each --rate",
+    )
     p.add_argument("--gamma-shape", type=float, default=1.0)
     p.add_argument("--requests", type=int, required=True, help="measured requests per level")
     p.add_argument("--max-tokens", type=int, help="default: the lane's")

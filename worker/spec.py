@@ -82,9 +82,29 @@ class Arms(_Model):
 class Workload(_Model):
     lane: str = Field(max_length=64, description="the workload lane measured (chat, extraction, …)")
     dataset: str = Field(
-        max_length=500, description="builtin:<lane> for the prompt sets shipped with the worker, or a path"
+        max_length=500,
+        description="builtin:<lane> for the prompt sets shipped with the worker, "
+        "workload:<name>@sha256:<hex> for a registered workload, or a path on the worker",
     )
     dataset_version: str | None = Field(default=None, max_length=100)
+    name: str | None = Field(default=None, max_length=200, description="a registered workload's name")
+    digest: str | None = Field(
+        default=None,
+        pattern=r"^sha256:[0-9a-f]{64}$",
+        description="a registered workload's digest: the worker downloads it (GET runs/{id}/workload), "
+        "checks the bytes against it and refuses a mismatch",
+    )
+    arrival: Literal["poisson", "trace"] = Field(
+        default="poisson",
+        description="rate levels: seeded Poisson arrivals, or the workload's own recorded arrival "
+        "offsets scaled to each level's rate (trace)",
+    )
+
+    @model_validator(mode="after")
+    def _registered(self) -> Workload:
+        if self.dataset.startswith("workload:") and (self.digest is None or self.name is None):
+            raise ValueError("a workload: dataset needs its name and digest")
+        return self
 
 
 class LoadLevel(_Model):

@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import HttpResponse
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.generics import GenericAPIView
 from rest_framework.permissions import AllowAny
@@ -31,16 +32,25 @@ from benchmarks_app.exports import result_csv
 from benchmarks_app.filtersets import RunFilterSet
 from benchmarks_app.models import Run, Worker
 from benchmarks_app.selectors import run_get, run_list
-from benchmarks_app.services.lifecycle import run_fail, run_progress, run_result_submit, run_start
+from benchmarks_app.services.lifecycle import (
+    run_fail,
+    run_progress,
+    run_result_submit,
+    run_start,
+    run_workload_check,
+)
 from benchmarks_app.services.runs import run_cancel, run_create
 from contracts_app.models import ContractVersion, Route
 from specpact.api.pagination import paginate
 from specpact.errors import DomainError, FieldError, NotFound
 from worker.spec import SPEC_VERSION, spec_json_schema
+from workloads_app.api.views import content_response
+from workloads_app.selectors import workload_by_ref, workload_content
 
 
-def _valid(serializer_class: Any, request: Request) -> dict[str, Any]:
-    serializer = serializer_class(data=request.data)
+def _valid(serializer_class: Any, request: Request | Any) -> dict[str, Any]:
+    data = request.data if isinstance(request, Request) else request
+    serializer = serializer_class(data=data)
     serializer.is_valid(raise_exception=True)
     return dict(serializer.validated_data)
 
@@ -263,3 +273,23 @@ class RunResultCsvView(APIView):
         response = HttpResponse(result_csv(run.result.payload), content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="run-{run.pk}-requests.csv"'
         return response
+
+
+class RunWorkloadView(_WorkerRunView):
+    """The registered workload of a run, for the worker running it (and no one else: a
+    worker token reaches only its own running run's workload). The bytes are sent as
+    stored; the worker checks them against the digest in its spec."""
+
+    @extend_schema(
+        parameters=[OpenApiParameter("attempt", int, required=True)],
+        responses={(200, "application/x-ndjson"): OpenApiTypes.STR},
+        summary="Worker downloads its run's workload",
+    )
+    def get(self, request: Request, run_id: int) -> HttpResponse:
+        v = _valid(AttemptIn, request.query_params)
+        run = run_workload_check(run_id=run_id, worker=_worker(request), attempt=v["attempt"])
+        workload = run.spec.get("workload") or {}
+        version = workload_by_ref(str(workload.get("name")), str(workload.get("digest")))
+        if version is None:
+            raise NotFound(f"run {run.pk} names no registered workload")
+        return content_response(version.name, version.digest, workload_content(version))

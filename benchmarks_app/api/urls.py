@@ -17,4 +17,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("runs/<int:run_id>/fail", runs.RunFailView.as_view(), name="api-run-fail"),
     path("runs/<int:run_id>/result", runs.RunResultView.as_view(), name="api-run-result"),
     path("runs/<int:run_id>/result.csv", runs.RunResultCsvView.as_view(), name="api-run-result-csv"),
+    path("runs/<int:run_id>/workload", runs.RunWorkloadView.as_view(), name="api-run-workload"),
 ]

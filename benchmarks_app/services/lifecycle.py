@@ -107,6 +107,19 @@ def run_progress(*, run_id: int, worker: Worker, attempt: int, done: int, total:
     return run
 
 
+def run_workload_check(*, run_id: int, worker: Worker, attempt: int) -> Run:
+    """May this worker download the run's workload now? Only the worker that claimed the
+    run, for its current attempt, while it runs (a read: nothing changes)."""
+    run = Run.objects.filter(pk=run_id).first()
+    if run is None:
+        raise NotFound(f"No run {run_id}.")
+    _stale(run, attempt)
+    _finished(run)
+    if run.worker_id != worker.pk or run.state != RunState.RUNNING:
+        raise Forbidden(f"run {run.pk} is not running on worker {worker.pk}")
+    return run
+
+
 _FAILURE_STATE = {
     FailureKind.ERROR: RunState.FAILED,
     FailureKind.REFUSED: RunState.FAILED,

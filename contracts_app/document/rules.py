@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterator, Sequence
 
 from . import rules_release
+from .datasets import WORKLOAD_REF_HELP, is_workload_dataset, parse_workload_ref
 from .engines import ENGINE_NAMES, HETEROGENEOUS_VOCAB, REQUIRED_ASSET, asset_role
 from .errors import FieldError
 from .metrics import METRICS
@@ -276,6 +277,8 @@ def _measurement(doc: ContractDocument) -> Iterator[FieldError]:
             yield FieldError(path, f"lane {lane} is not an allowed lane (lanes.allowed)")
         if workload.concurrency is None and workload.rate is None:
             yield FieldError(path, "a workload needs concurrency levels or request rates")
+        if is_workload_dataset(workload.dataset) and parse_workload_ref(workload.dataset) is None:
+            yield FieldError(f"{path}.dataset", WORKLOAD_REF_HELP)
         if workload.concurrency is not None:
             yield from _duplicates(workload.concurrency, f"{path}.concurrency", "level")
         if workload.rate is not None:

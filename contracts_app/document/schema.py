@@ -182,7 +182,10 @@ class Lanes(_Model):
 
 
 class Workload(_Model):
-    dataset: NonEmpty = Field(description="Prompt set, e.g. builtin:extraction or a path.")
+    dataset: NonEmpty = Field(
+        description="Prompt set: builtin:<lane>, workload:<name>@sha256:<hex> (a registered workload), "
+        "or a path on the worker."
+    )
     concurrency: list[Annotated[int, Field(ge=1, le=MAX_COUNT)]] | None = Field(
         default=None,
         min_length=1,

@@ -20,8 +20,10 @@ from contracts_app.document import (
     rollback_target_of,
     validate_document,
 )
+from contracts_app.document.datasets import is_workload_dataset
 from contracts_app.models import ContractVersion, Route
 from contracts_app.models.routes import ROUTE_SLUG_VALIDATOR
+from contracts_app.services.datasets import datasets_record_uses, datasets_resolve
 from specpact.errors import Conflict, DomainError, FieldError
 from specpact.text import DESCRIPTION_MAX, checked_text
 
@@ -80,6 +82,20 @@ def _check_rollback_target(document: dict[str, Any], next_number: int, existing:
         )
 
 
+def _resolve_workloads(document: dict[str, Any], who: Actor) -> dict[str, Any]:
+    """lane → the registered workload a `workload:NAME@sha256:…` dataset names, checked like
+    `rollback.to: version:N`: it must exist, be visible to the uploader and keep its
+    content (a ContractError naming the field otherwise)."""
+    lanes = [
+        lane
+        for lane, w in ((document.get("measurement") or {}).get("workloads") or {}).items()
+        if is_workload_dataset(str(w.get("dataset", "")))
+    ]
+    if not lanes:
+        return {}
+    return datasets_resolve(document=document, actor=who, lanes=lanes)
+
+
 def contract_version_create(
     *,
     slug: str,
@@ -119,6 +135,7 @@ def contract_version_create(
         numbers = set(route.versions.values_list("number", flat=True))
         next_number = max(numbers, default=0) + 1
         _check_rollback_target(stored, next_number, numbers)
+        workloads = _resolve_workloads(stored, who)
         version = ContractVersion.objects.create(
             route=route,
             number=next_number,
@@ -127,6 +144,7 @@ def contract_version_create(
             source_format=source_format,
             created_by=who.user,
         )
+        datasets_record_uses(contract_version=version, resolved=workloads)
         diff = _diff_from_active(route, stored)
         if route_created:
             _audit_route_created(route, who, request_id)

@@ -11,7 +11,8 @@ import gzip
 import json as jsonlib
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import httpx
@@ -120,3 +121,15 @@ class ApiClient:
         body = gzip.compress(jsonlib.dumps(outcome, separators=(",", ":")).encode(), compresslevel=6)
         headers = {"Content-Type": "application/json", "Content-Encoding": "gzip"}
         return self._send("PUT", f"runs/{run_id}/result", headers=headers, content=body)
+
+    @contextmanager
+    def workload(self, run_id: int, attempt: int) -> Iterator[Iterator[bytes]]:
+        """The bytes of the run's registered workload, streamed (it can be tens of MB)."""
+        try:
+            with self._http.stream("GET", f"runs/{run_id}/workload", params={"attempt": attempt}) as response:
+                if not response.is_success:
+                    response.read()
+                    _raise_for(response)
+                yield response.iter_bytes()
+        except httpx.TransportError as exc:
+            raise Transient(0, f"{type(exc).__name__}: {exc}") from exc

@@ -3,10 +3,13 @@ RunOutcome (worker/spec.py) at the end.
 
 `abba_per_level` runs one harness plan per (level, arm). So that the levels don't reuse
 each other's prompts (servers cache prompts) while both arms of a level get exactly the
-same ones, the seeded prompt order of the whole run is cut into one slice per level
-(warm-up + measured requests) and each slice is handed to the harness as its own JSONL
-workload, named after the lane. `arm_blocks` runs one plan per arm over all levels (the
-harness assigns prompts across levels itself).
+same ones, the seeded order of the whole run's conversations is cut into one slice per
+level (warm-up + measured requests) and each slice is handed to the harness as its own
+JSONL workload, in that order, named after the workload. `arm_blocks` runs one plan per
+arm over all levels (the harness assigns conversations across levels itself).
+
+A registered workload (`workload:<name>@sha256:…`) arrives as a local file already
+checked against its digest (worker/agent/workloads.py); the result names that digest.
 """
 
 from __future__ import annotations
@@ -20,8 +23,9 @@ from typing import Any
 
 from worker.agent import AGENT_VERSION
 from worker.harness.plan import BenchPlan
-from worker.harness.results import BenchResult
+from worker.harness.results import BenchResult, WorkloadInfo
 from worker.spec import ArmName, LoadLevel, RunSpec
+from worker.workloads import Conversation, Workload
 
 Progress = Callable[[int, int], None]
 
@@ -34,41 +38,55 @@ def _lane_name(dataset: str) -> str:
     return dataset.removeprefix("builtin:")
 
 
-def _level_workloads(spec: RunSpec, folder: Path) -> list[str]:
-    """One JSONL file per level with that level's slice of the seeded prompt order."""
-    from worker.harness.runner import assign_prompts
+def _records(workload: Workload, conv: Conversation) -> list[dict[str, Any]]:
+    """A conversation back as SpecPact JSONL records (worker/workloads/records.py)."""
+    out = []
+    for k, turn in enumerate(conv.turns):
+        line: dict[str, Any] = {"id": turn.id, "lane": workload.name, "version": workload.version}
+        if turn.prompt is not None:
+            line["prompt"] = turn.prompt
+        elif turn.messages is not None:
+            line["messages"] = [m.model_dump() for m in turn.messages]
+        elif turn.synthetic is not None:
+            line["synthetic_prompt"] = turn.synthetic.model_dump()
+        if len(conv.turns) > 1:
+            line["conversation"], line["turn"] = conv.id, k
+        if turn.max_tokens is not None:
+            line["max_tokens"] = turn.max_tokens
+        if turn.arrival_s is not None:
+            line["arrival_s"] = turn.arrival_s
+        if workload.sampling is not None:
+            line["sampling"] = workload.sampling.model_dump()
+        out.append({k: v for k, v in line.items() if v is not None})
+    return out
+
+
+def _level_workloads(spec: RunSpec, folder: Path, source: str) -> list[str]:
+    """One JSONL file per level with that level's slice of the seeded conversation order:
+    its warm-up requests first, then its measured ones (the plan keeps that order)."""
+    from worker.harness.runner import ConversationStream
     from worker.workloads import load_workload
 
-    workload = load_workload(_lane_name(spec.workload.dataset))
-    per_level = spec.load.warmup_requests + spec.load.requests_per_level
-    _, slices, _ = assign_prompts(
-        workload, seed=spec.seed, warmup=0, per_level=[per_level] * len(spec.load.levels)
-    )
+    workload = load_workload(source)
+    stream = ConversationStream(workload, seed=spec.seed)
     paths = []
-    for i, prompts in enumerate(slices):
+    for i in range(len(spec.load.levels)):
+        chosen = stream.warmup(spec.load.warmup_requests) + stream.requests(spec.load.requests_per_level)
         path = folder / f"level-{i}" / f"{workload.name}.jsonl"
         path.parent.mkdir(parents=True)
         seen: set[str] = set()
         lines = []
-        for p in prompts:
-            if p.id in seen:  # a small prompt set wraps around; a file can't repeat an id
+        for conv in chosen:
+            if conv.id in seen:  # a small workload wraps around; a file can't repeat an id
                 continue
-            seen.add(p.id)
-            line: dict[str, Any] = {
-                "id": p.id,
-                "prompt": p.text,
-                "lane": workload.name,
-                "version": workload.version,
-            }
-            if workload.sampling is not None:
-                line["sampling"] = workload.sampling.model_dump()
-            lines.append(json.dumps(line))
+            seen.add(conv.id)
+            lines += [json.dumps(r) for r in _records(workload, conv)]
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
         paths.append(str(path))
     return paths
 
 
-def _plan(spec: RunSpec, arm: ArmName, levels: list[LoadLevel], workload: str) -> BenchPlan:
+def _plan(spec: RunSpec, arm: ArmName, levels: list[LoadLevel], workload: str, *, sliced: bool) -> BenchPlan:
     concurrency = [lv.concurrency for lv in levels if lv.concurrency is not None]
     rates = [lv.rate for lv in levels if lv.rate is not None]
     return BenchPlan(
@@ -80,6 +98,8 @@ def _plan(spec: RunSpec, arm: ArmName, levels: list[LoadLevel], workload: str) -
         max_tokens=spec.max_tokens,
         sampling=spec.sampling,
         seed=spec.seed,
+        shuffle=not sliced,
+        arrival="trace" if spec.workload.arrival == "trace" else "poisson",
         warmup_requests=spec.load.warmup_requests,
         request_timeout_s=spec.limits.request_timeout_s,
         slo=spec.slo,
@@ -107,17 +127,37 @@ def merge_arm(pieces: list[tuple[int, BenchResult]]) -> BenchResult:
     return BenchResult.model_validate(merged)
 
 
-def execute(spec: RunSpec, progress: Progress) -> dict[str, Any]:
-    """Benchmark both arms; returns the RunOutcome as JSON-ready dict."""
+def _whole_workload(spec: RunSpec, source: str, results: list[BenchResult]) -> dict[str, Any]:
+    """What the arm measured on: a registered workload as a whole, with its digest (each
+    piece ran on a slice of it)."""
+    from worker.workloads import load_workload
+
+    workload = load_workload(source)
+    return WorkloadInfo(
+        name=spec.workload.name or workload.name,
+        version=workload.version,
+        prompts=workload.requests,
+        repeated_prompts=any(r.workload.repeated_prompts for r in results),
+        digest=spec.workload.digest,
+        conversations=len(workload.conversations) if workload.multi_turn else None,
+    ).model_dump(mode="json")
+
+
+def execute(spec: RunSpec, progress: Progress, workload_file: Path | None = None) -> dict[str, Any]:
+    """Benchmark both arms; returns the RunOutcome as JSON-ready dict. `workload_file`: the
+    registered workload of a `workload:` dataset, already checked against its digest."""
     from worker.harness.runner import run_benchmark
 
+    if spec.workload.digest is not None and workload_file is None:
+        raise ValueError("a registered workload's run needs its workload file")
+    source = str(workload_file) if workload_file is not None else _lane_name(spec.workload.dataset)
     total = spec.total_requests
     done = 0
     progress(0, total)
     pieces: dict[ArmName, list[tuple[int, BenchResult]]] = {"baseline": [], "candidate": []}
     order: list[dict[str, Any]] = []
 
-    def run_piece(arm: ArmName, level_indexes: list[int], workload: str) -> None:
+    def run_piece(arm: ArmName, level_indexes: list[int], workload: str, sliced: bool) -> None:
         nonlocal done
         base = done
         levels = [spec.load.levels[i] for i in level_indexes]
@@ -126,7 +166,7 @@ def execute(spec: RunSpec, progress: Progress) -> dict[str, Any]:
             progress(min(base + p.done, total), total)
 
         started = datetime.now(UTC)
-        result = run_benchmark(_plan(spec, arm, levels, workload), progress=live)
+        result = run_benchmark(_plan(spec, arm, levels, workload, sliced=sliced), progress=live)
         finished = datetime.now(UTC)
         pieces[arm].append((level_indexes[0], result))
         for i in level_indexes:
@@ -143,24 +183,28 @@ def execute(spec: RunSpec, progress: Progress) -> dict[str, Any]:
 
     if spec.interleave == "arm_blocks" or _is_path(spec.workload.dataset):
         every = list(range(len(spec.load.levels)))
-        workload = _lane_name(spec.workload.dataset)
-        run_piece("baseline", every, workload)
-        run_piece("candidate", every, workload)
+        run_piece("baseline", every, source, False)
+        run_piece("candidate", every, source, False)
     else:
         with tempfile.TemporaryDirectory(prefix="specpact-run-") as folder:
-            files = _level_workloads(spec, Path(folder))
+            files = _level_workloads(spec, Path(folder), source)
             for level_index, arm in spec.order():
-                run_piece(arm, [level_index], files[level_index])
+                run_piece(arm, [level_index], files[level_index], True)
+    arms = {arm: merge_arm(pieces[arm]).model_dump(mode="json") for arm in ("baseline", "candidate")}
+    if spec.workload.digest is not None:
+        for arm in ("baseline", "candidate"):
+            arms[arm]["workload"] = _whole_workload(spec, source, [r for _, r in pieces[arm]])
     return {
         "spec_version": spec.spec_version,
         "run_id": spec.run_id,
         "attempt": spec.attempt,
         "agent_version": AGENT_VERSION,
         "order": order,
-        "baseline": merge_arm(pieces["baseline"]).model_dump(mode="json"),
-        "candidate": merge_arm(pieces["candidate"]).model_dump(mode="json"),
+        "baseline": arms["baseline"],
+        "candidate": arms["candidate"],
     }
 
 
 def _is_path(dataset: str) -> bool:
-    return not dataset.startswith("builtin:")
+    """A JSONL path on the worker: the harness assigns its prompts across levels itself."""
+    return not dataset.startswith(("builtin:", "workload:"))

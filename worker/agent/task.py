@@ -22,6 +22,7 @@ from worker.agent.credentials import Credentials, credentials_path, state_dir
 from worker.agent.execute import RunCancelled, execute
 from worker.agent.heartbeat import stop_agent
 from worker.agent.state import AgentState
+from worker.agent.workloads import WorkloadRefused, workload_file
 from worker.spec import RUN_TASK_NAME, RunSpec, SpecRefused, parse_spec
 
 log = logging.getLogger("specpact.worker.task")
@@ -32,6 +33,7 @@ UPLOAD_RETRIES = 8
 
 
 def _agent() -> tuple[ApiClient, AgentState]:
+    # The state folder also holds the workload cache (worker/agent/workloads.py).
     home = state_dir()
     credentials = Credentials.load(credentials_path(home))
     if credentials is None:
@@ -94,6 +96,26 @@ def _upload(client: ApiClient, state: AgentState, spec: RunSpec, outcome: dict[s
     return "uploaded" if body.get("created") else "already uploaded"
 
 
+def _workload(client: ApiClient, state: AgentState, spec: RunSpec) -> Any:
+    """The run's registered workload, cached and checked (WorkloadRefused if it can't be had)."""
+
+    def fetch() -> Any:
+        return workload_file(
+            spec, home=state.home, download=lambda: client.workload(spec.run_id, spec.attempt)
+        )
+
+    try:
+        return with_backoff(fetch, tries=4)
+    except Refused as exc:
+        raise RunCancelled(exc.detail) from exc
+    except Transient:
+        raise
+    except ApiError as exc:
+        raise WorkloadRefused(
+            f"the control plane would not send workload {spec.workload.name}: {exc}"
+        ) from exc
+
+
 @app.task(
     name=RUN_TASK_NAME, bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=UPLOAD_RETRIES
 )
@@ -135,7 +157,8 @@ def _run(task: Task, client: ApiClient, state: AgentState, spec_json: str) -> di
     try:
         outcome = state.saved_result(spec.run_id, spec.attempt)
         if outcome is None:
-            outcome = execute(spec, _progress_reporter(client, spec))
+            local = _workload(client, state, spec) if spec.workload.digest is not None else None
+            outcome = execute(spec, _progress_reporter(client, spec), workload_file=local)
             state.save_result(spec.run_id, spec.attempt, outcome)
         return {"outcome": _upload(client, state, spec, outcome)}
     except Transient as exc:
@@ -146,6 +169,10 @@ def _run(task: Task, client: ApiClient, state: AgentState, spec_json: str) -> di
         raise task.retry(exc=exc, countdown=countdown) from exc
     except RunCancelled as exc:
         return {"outcome": "cancelled", "reason": str(exc)}
+    except WorkloadRefused as exc:
+        log.error("run %s: %s", spec.run_id, exc.reason)
+        _report_failure(client, spec.run_id, spec.attempt, "refused", exc.reason)
+        return {"outcome": "refused", "reason": exc.reason}
     except SoftTimeLimitExceeded:
         limit = spec.limits.soft_time_limit_s
         _report_failure(

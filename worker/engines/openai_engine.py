@@ -12,7 +12,7 @@ import aiohttp
 
 from worker.harness import speculation as spec
 from worker.harness.aggregate import build_level
-from worker.harness.loadgen import Job, LoadGenerator, Progress
+from worker.harness.loadgen import Job, LoadGenerator, Progress, Unit, turns_of
 from worker.harness.plan import BenchPlan
 from worker.harness.results import LevelResult, SpeculationNotReported, SpeculationReported
 from worker.harness.stream import Exchange, to_record
@@ -60,8 +60,8 @@ async def run_levels(
     plan: BenchPlan,
     target: Target,
     *,
-    warmup: Sequence[Job],
-    levels: Sequence[tuple[str, float, Sequence[Job]]],
+    warmup: Sequence[Job | Unit],
+    levels: Sequence[tuple[str, float, Sequence[Job | Unit]]],
     progress: Progress,
     count_tokens: Callable[[str], int] | None,
     deadline: float | None,
@@ -80,13 +80,13 @@ async def run_levels(
     async with gen, aiohttp.ClientSession() as session:
         if warmup:
             progress.label, progress.done, progress.total = "warm-up", 0, len(warmup)
-            await gen.closed_loop(warmup, min(len(warmup), first), None)
+            await gen.closed_loop(warmup, max(1, min(len(warmup), first)), None)
         for kind, value, jobs in levels:
             if deadline is not None and perf_counter() >= deadline:
                 warnings.append(f"time budget spent: level {kind}={value:g} not run")
                 continue
             progress.label = f"{kind}={value:g}"
-            progress.done, progress.total, progress.errors_hint = 0, len(jobs), 0
+            progress.done, progress.total, progress.errors_hint = 0, turns_of(jobs), 0
             counters_before = (
                 await _counters(session, target) if target.server in spec.COUNTER_PREFIX else None
             )
@@ -124,7 +124,7 @@ def _finish_level(
     plan: BenchPlan,
     kind: str,
     value: float,
-    jobs: Sequence[Job],
+    jobs: Sequence[Job | Unit],
     exchanges: list[Exchange],
     speculation: SpeculationReported | SpeculationNotReported | None,
     count_tokens: Callable[[str], int] | None,
@@ -144,7 +144,7 @@ def _finish_level(
         duration_s=max(0.0, end - start),
         speculation=speculation,
         slo=plan.slo,
-        truncated=len(exchanges) < len(jobs),
+        truncated=len(exchanges) < turns_of(jobs),
     )
 
 

@@ -33,6 +33,7 @@ from worker.harness.results import (
     SpeculationNotReported,
 )
 from worker.harness.stats import tpot_ms
+from worker.workloads import Conversation
 
 BUILTIN_GEMMA = "builtin:gemma-3-270m"
 GIB = 1024**3
@@ -164,14 +165,21 @@ class TransformersRunner:
         return kw
 
     def generate(
-        self, prompt_id: str, prompt: str, plan: BenchPlan, sampling: Sampling, start: float
+        self,
+        prompt_id: str,
+        prompt: str,
+        plan: BenchPlan,
+        sampling: Sampling,
+        start: float,
+        max_tokens: int | None = None,
     ) -> RequestRecord:
         import torch
 
+        limit = min(plan.max_tokens, max_tokens or plan.max_tokens)
         inputs = self.tokenizer(prompt, return_tensors="pt").to(self.device)
-        kwargs: dict[str, Any] = {"max_new_tokens": plan.max_tokens, **self.method_kwargs()}
+        kwargs: dict[str, Any] = {"max_new_tokens": limit, **self.method_kwargs()}
         if plan.ignore_eos:
-            kwargs["min_new_tokens"] = plan.max_tokens
+            kwargs["min_new_tokens"] = limit
         if sampling.greedy:
             kwargs["do_sample"] = False
         else:
@@ -205,10 +213,11 @@ class TransformersRunner:
             chunk_tokens=streamer.sizes,
             chunk_tokens_source="steps",
             output_tokens=n,
+            prompt_tokens=int(inputs["input_ids"].shape[1]),
             output_tokens_source="chunks",
             output_token_ids=streamer.ids,
             output_text=self.tokenizer.decode(streamer.ids, skip_special_tokens=True),
-            finish_reason="length" if n >= plan.max_tokens else "stop",
+            finish_reason="length" if n >= limit else "stop",
             speculation=request_spec,
         )
 
@@ -217,34 +226,51 @@ class TransformersRunner:
         plan: BenchPlan,
         sampling: Sampling,
         *,
-        warmup: Sequence[tuple[str, str]],
-        jobs: Sequence[tuple[str, str]],
+        warmup: Sequence[Conversation],
+        conversations: Sequence[Conversation],
         progress: Progress,
         deadline: float | None,
     ) -> list[LevelResult]:
+        """One request at a time; a conversation's turns in order, each with this model's
+        own earlier answers in its prompt (a failed turn leaves the rest not sent)."""
         import torch
 
         progress.label, progress.done, progress.total = "warm-up", 0, len(warmup)
-        for pid, text in warmup:
-            self.generate(pid, text, plan, sampling, perf_counter())
+        for conv in warmup:
+            turn = conv.turns[0]
+            self.generate(turn.id, conv.prompt_text(0, []), plan, sampling, perf_counter(), turn.max_tokens)
             progress.done += 1
         cuda = self.device == "cuda"
         if cuda:
             torch.cuda.reset_peak_memory_stats()
         rss_reset = reset_rss_peak()
-        progress.label, progress.done, progress.total = "concurrency=1", 0, len(jobs)
+        total = sum(len(c.turns) for c in conversations)
+        progress.label, progress.done, progress.total = "concurrency=1", 0, total
         records: list[RequestRecord] = []
         start = perf_counter()
-        for pid, text in jobs:
+        for conv in conversations:
             if deadline is not None and perf_counter() >= deadline:
                 break
-            try:
-                records.append(self.generate(pid, text, plan, sampling, start))
-            except (RuntimeError, ValueError) as exc:  # e.g. out of memory, a refused argument
-                records.append(
-                    RequestRecord(prompt_id=pid, send_s=perf_counter() - start, error=str(exc)[:500])
-                )
-            progress.done += 1
+            answers: list[str] = []
+            for k, turn in enumerate(conv.turns):
+                if k and deadline is not None and perf_counter() >= deadline:
+                    break
+                text = conv.prompt_text(k, answers)
+                record = self._one(turn.id, text, plan, sampling, start, turn.max_tokens)
+                records.append(record)
+                progress.done += 1
+                if record.error is not None:
+                    for rest in conv.turns[k + 1 :]:
+                        records.append(
+                            RequestRecord(
+                                prompt_id=rest.id,
+                                send_s=perf_counter() - start,
+                                error=f"not sent: the conversation's turn {turn.id} failed",
+                            )
+                        )
+                        progress.done += 1
+                    break
+                answers.append(record.output_text)
         duration = perf_counter() - start
         if cuda:
             self.peak_gib, self.peak_source = torch.cuda.max_memory_allocated() / GIB, "cuda allocator peak"
@@ -268,6 +294,14 @@ class TransformersRunner:
             duration_s=duration,
             speculation=speculation,
             slo=plan.slo,
-            truncated=len(records) < len(jobs),
+            truncated=len(records) < total,
         )
         return [level]
+
+    def _one(
+        self, pid: str, text: str, plan: BenchPlan, sampling: Sampling, start: float, max_tokens: int | None
+    ) -> RequestRecord:
+        try:
+            return self.generate(pid, text, plan, sampling, start, max_tokens)
+        except (RuntimeError, ValueError) as exc:  # e.g. out of memory, a refused argument
+            return RequestRecord(prompt_id=pid, send_s=perf_counter() - start, error=str(exc)[:500])

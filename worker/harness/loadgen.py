@@ -5,6 +5,11 @@ nothing per chunk: each socket read appends ``(perf_counter(), bytes)`` to a lis
 ``http1``, at the moment the bytes reach Python), and SSE/JSON parsing waits until the
 level is over (``stream.to_record``). One keep-alive connection pool serves the whole
 run, and each closed-loop level opens its connections before its clock starts.
+
+What is sent is a list of units: a single request, or a conversation whose turns go one
+after another, each built when it is sent from the target's answers so far (so a turn's
+history is what this target said, not what a log recorded). Each turn is measured as a
+request of its own.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from time import perf_counter
 from typing import Any
@@ -20,13 +25,39 @@ from urllib.parse import urlsplit
 
 from worker.harness.http1 import ClosedBeforeResponse, Http1Pool, HttpError
 from worker.harness.results import Sampling
-from worker.harness.stream import Exchange
+from worker.harness.stream import Exchange, answer_text
 
 
 @dataclass(frozen=True, slots=True)
 class Job:
     prompt_id: str
     body: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """Requests sent one after another: `body(k, answers)` is turn k's request given the
+    earlier turns' answers. `offsets`: open loop, each turn's due time in seconds from the
+    level's start (a later turn also waits for the answer before it)."""
+
+    ids: tuple[str, ...]
+    body: Callable[[int, Sequence[str]], bytes]
+    offsets: tuple[float | None, ...] | None = None
+
+    @classmethod
+    def single(cls, job: Job, offset: float | None = None) -> Unit:
+        return cls((job.prompt_id,), lambda k, answers: job.body, None if offset is None else (offset,))
+
+    def with_offsets(self, offsets: tuple[float | None, ...]) -> Unit:
+        return Unit(self.ids, self.body, offsets)
+
+
+def as_units(items: Sequence[Job | Unit]) -> list[Unit]:
+    return [item if isinstance(item, Unit) else Unit.single(item) for item in items]
+
+
+def turns_of(items: Sequence[Job | Unit]) -> int:
+    return sum(len(item.ids) if isinstance(item, Unit) else 1 for item in items)
 
 
 @dataclass
@@ -52,6 +83,7 @@ def request_body(
     api: str,
     prompt: str,
     max_tokens: int,
+    messages: list[dict[str, str]] | None = None,
     sampling: Sampling,
     seed: int,
     ignore_eos: bool,
@@ -68,7 +100,7 @@ def request_body(
         "top_p": sampling.top_p,
     }
     if api == "chat":
-        body["messages"] = [{"role": "user", "content": prompt}]
+        body["messages"] = messages if messages is not None else [{"role": "user", "content": prompt}]
     else:
         body["prompt"] = prompt
     if not sampling.greedy:
@@ -156,27 +188,60 @@ class LoadGenerator:
         self.progress.done += 1
         return ex
 
+    async def run_unit(self, unit: Unit, level_start: float, deadline: float | None) -> list[Exchange]:
+        """The unit's turns in order; after a failed turn the rest are recorded as not sent
+        (their history would be missing an answer)."""
+        out: list[Exchange] = []
+        answers: list[str] = []
+        for k, prompt_id in enumerate(unit.ids):
+            offset = None if unit.offsets is None else unit.offsets[k]
+            due = None if offset is None else level_start + offset
+            if due is not None and (delay := due - perf_counter()) > 0:
+                await asyncio.sleep(delay)
+            if k and deadline is not None and perf_counter() >= deadline:
+                break
+            ex = await self.send(Job(prompt_id, unit.body(k, answers)), level_start, scheduled=due)
+            out.append(ex)
+            if k == len(unit.ids) - 1:
+                break
+            answer = answer_text(ex)
+            if answer is None:
+                out += [self._not_sent(pid, level_start, prompt_id) for pid in unit.ids[k + 1 :]]
+                break
+            answers.append(answer)
+        return out
+
+    def _not_sent(self, prompt_id: str, level_start: float, failed: str) -> Exchange:
+        now = perf_counter()
+        ex = Exchange(prompt_id=prompt_id, level_start=level_start, sent=now, ended=now)
+        ex.transport_error = f"not sent: the conversation's turn {failed} failed"
+        self.progress.done += 1
+        self.progress.errors_hint += 1
+        return ex
+
     async def closed_loop(
-        self, jobs: Sequence[Job], concurrency: int, deadline: float | None
+        self, jobs: Sequence[Job | Unit], concurrency: int, deadline: float | None
     ) -> list[Exchange]:
-        """``concurrency`` slots; each sends its next job as soon as its previous one ends."""
-        results: list[Exchange | None] = [None] * len(jobs)
-        queue = iter(enumerate(jobs))
-        await self.pool.warm(min(concurrency, len(jobs)))
+        """``concurrency`` slots; each sends its next unit as soon as its previous one ends
+        (a conversation holds its slot for all its turns, as a user does)."""
+        units = as_units(jobs)
+        results: list[list[Exchange] | None] = [None] * len(units)
+        queue = iter(enumerate(units))
+        await self.pool.warm(min(concurrency, len(units)))
         level_start = perf_counter()
 
         async def slot() -> None:
-            for index, job in queue:
+            for index, unit in queue:
                 if deadline is not None and perf_counter() >= deadline:
                     return
-                results[index] = await self.send(job, level_start)
+                results[index] = await self.run_unit(unit, level_start, deadline)
 
-        await asyncio.gather(*(slot() for _ in range(min(concurrency, len(jobs)))))
-        return [r for r in results if r is not None]
+        await asyncio.gather(*(slot() for _ in range(min(concurrency, len(units)))))
+        return [ex for r in results if r is not None for ex in r]
 
     async def open_loop(
         self,
-        jobs: Sequence[Job],
+        jobs: Sequence[Job | Unit],
         rate: float,
         *,
         arrival: str,
@@ -184,25 +249,33 @@ class LoadGenerator:
         seed: int,
         deadline: float | None,
     ) -> list[Exchange]:
-        """Sends on a fixed, seeded arrival schedule whatever the responses do."""
-        rng = random.Random(seed)
-        offsets: list[float] = []
-        t = 0.0
-        for _ in jobs:
-            offsets.append(t)
-            if arrival == "gamma":
-                t += rng.gammavariate(gamma_shape, 1.0 / (rate * gamma_shape))
-            else:
-                t += rng.expovariate(rate)
-        await self.pool.warm(min(len(jobs), max(1, int(rate))))
+        """Sends on a fixed schedule whatever the responses do: seeded Poisson or gamma
+        arrivals at `rate`, or (``arrival="trace"``) the units' own offsets, which the
+        caller has scaled to `rate`. A conversation's first turn is due on the schedule,
+        its later turns when their answer is in (and not before their own offset)."""
+        units = as_units(jobs)
+        if arrival != "trace":
+            rng = random.Random(seed)
+            t = 0.0
+            timed = []
+            for unit in units:
+                timed.append(unit.with_offsets((t,) + (None,) * (len(unit.ids) - 1)))
+                if arrival == "gamma":
+                    t += rng.gammavariate(gamma_shape, 1.0 / (rate * gamma_shape))
+                else:
+                    t += rng.expovariate(rate)
+            units = timed
+        await self.pool.warm(min(len(units), max(1, int(rate))))
         level_start = perf_counter()
-        tasks: list[asyncio.Task[Exchange]] = []
-        for job, offset in zip(jobs, offsets, strict=True):
-            due = level_start + offset
-            delay = due - perf_counter()
+        tasks: list[asyncio.Task[list[Exchange]]] = []
+        for unit in units:
+            first = unit.offsets[0] if unit.offsets else None
+            if first is None:
+                raise ValueError("open loop: every unit needs its first turn's offset")
+            delay = level_start + first - perf_counter()
             if delay > 0:
                 await asyncio.sleep(delay)
             if deadline is not None and perf_counter() >= deadline:
                 break
-            tasks.append(asyncio.create_task(self.send(job, level_start, scheduled=due)))
-        return list(await asyncio.gather(*tasks))
+            tasks.append(asyncio.create_task(self.run_unit(unit, level_start, deadline)))
+        return [ex for r in await asyncio.gather(*tasks) for ex in r]

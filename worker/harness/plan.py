@@ -105,16 +105,28 @@ class BenchPlan(_Model):
     """
 
     engine: Engine
-    workload: str = Field(description="a lane name (chat, summarization, ...) or a JSONL path")
+    workload: str = Field(
+        description="a lane name (chat, summarization, ...) or a path to SpecPact workload JSONL "
+        "(prompts or chat messages, conversations, arrival offsets)"
+    )
     concurrency: list[Annotated[int, Field(ge=1)]] | None = None
     rates: list[Annotated[float, Field(gt=0)]] | None = None
-    arrival: Literal["poisson", "gamma"] = "poisson"
+    arrival: Literal["poisson", "gamma", "trace"] = Field(
+        default="poisson",
+        description="open-loop arrivals: seeded poisson or gamma at each rate, or the workload's own "
+        "recorded arrival offsets (trace), scaled so that each level's mean rate is its rate",
+    )
     gamma_shape: float = Field(default=1.0, gt=0, description="burstiness: < 1 burstier than Poisson")
     requests_per_level: int = Field(ge=1)
     max_tokens: int = Field(ge=1)
     ignore_eos: bool = Field(default=False, description="ask the server to run to max_tokens")
     sampling: Sampling | None = Field(default=None, description="default: the lane's own settings")
     seed: int = 0
+    shuffle: bool = Field(
+        default=True,
+        description="false: use the workload's conversations in file order (warm-up first, then each "
+        "level), as when the caller already cut it into a seeded slice",
+    )
     warmup_requests: int = Field(default=2, ge=0)
     time_budget_s: float | None = Field(default=None, gt=0)
     request_timeout_s: float = Field(default=600, gt=0)

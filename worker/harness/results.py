@@ -43,6 +43,7 @@ MAX_TOKEN_ID = 2**31 - 1
 MAX_OFFSET_US = 7 * 24 * 3600 * 10**6  # a week, in microseconds
 MAX_REQUESTS = 10_000_000
 MAX_TEXT = 1_000_000
+MAX_PROMPT_TOKENS = 10_000_000  # a long conversation with its history, as the engine counts it
 
 NonNegFloat = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 Count = Annotated[int, Field(ge=0, le=MAX_REQUESTS)]
@@ -107,6 +108,12 @@ class RequestRecord(_Model):
     )
     chunk_tokens_source: Literal["token_ids", "logprobs", "one_per_chunk", "steps"] | None = None
     output_tokens: int = Field(default=0, ge=0, le=MAX_TOKENS)
+    prompt_tokens: int | None = Field(
+        default=None,
+        ge=0,
+        le=MAX_PROMPT_TOKENS,
+        description="the prompt as the engine counted it (a later turn: with its history)",
+    )
     output_tokens_source: Literal["usage", "tokenizer", "chunks"] | None = None
     output_token_ids: list[Annotated[int, Field(ge=0, le=MAX_TOKEN_ID)]] | None = Field(
         default=None, max_length=MAX_TOKENS
@@ -359,8 +366,10 @@ class EngineInfo(_Model):
 class WorkloadInfo(_Model):
     name: str
     version: str | None = None
-    prompts: int = Field(ge=1)
+    prompts: int = Field(ge=1, description="requests in the workload (every turn of every conversation)")
     repeated_prompts: bool = False
+    digest: str | None = Field(default=None, description="sha256 of a registered workload's canonical form")
+    conversations: int | None = Field(default=None, ge=1, description="multi-turn workloads: conversations")
 
 
 class Sampling(_Model):

@@ -10,14 +10,14 @@ from __future__ import annotations
 import asyncio
 import random
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from time import perf_counter
 from typing import Any
 
 from worker.hardware import MemorySampler, hardware_facts, memory_snapshot
 from worker.harness import HARNESS_VERSION
-from worker.harness.loadgen import Job, Progress, request_body
+from worker.harness.loadgen import Progress, Unit, request_body
 from worker.harness.plan import BenchPlan, ManagedEngine, OpenAIEngine, TransformersEngine
 from worker.harness.results import (
     BenchResult,
@@ -27,7 +27,7 @@ from worker.harness.results import (
     Sampling,
     WorkloadInfo,
 )
-from worker.workloads import Prompt, Workload, load_workload
+from worker.workloads import Conversation, Prompt, Workload, WorkloadError, load_workload
 
 ProgressCallback = Callable[[Progress], None]
 
@@ -48,6 +48,73 @@ def assign_prompts(
         levels.append(rest[:n])
         rest = rest[n:]
     return warm, levels, needed > len(order)
+
+
+class ConversationStream:
+    """The workload's conversations in the run's order, round and round: seeded shuffle,
+    except for a trace (arrival offsets), whose order is its schedule, or when the plan
+    says the file is already in order (`shuffle=False`)."""
+
+    def __init__(self, workload: Workload, *, seed: int, shuffle: bool = True) -> None:
+        self.order = list(workload.conversations)
+        if shuffle and not workload.has_arrivals:
+            random.Random(seed).shuffle(self.order)
+        self.position = 0
+
+    def next(self) -> Conversation:
+        conv = self.order[self.position % len(self.order)]
+        self.position += 1
+        return conv
+
+    def warmup(self, n: int) -> list[Conversation]:
+        """`n` warm-up requests: the first turn of each of the next `n` conversations."""
+        return [self.next().truncated(1) for _ in range(n)]
+
+    def requests(self, n: int) -> list[Conversation]:
+        """Whole conversations until they hold `n` requests (turns), the last cut to fit."""
+        out: list[Conversation] = []
+        left = n
+        while left > 0:
+            conv = self.next().truncated(left)
+            out.append(conv)
+            left -= len(conv.turns)
+        return out
+
+    @property
+    def repeated(self) -> bool:
+        return self.position > len(self.order)
+
+
+def assign_conversations(
+    workload: Workload, *, seed: int, warmup: int, per_level: list[int], shuffle: bool = True
+) -> tuple[list[Conversation], list[list[Conversation]], bool]:
+    """`assign_prompts` for conversations: warm-up first, then each level takes whole
+    conversations until it has its number of requests. Returns (warm-up, levels, whether
+    conversations repeat)."""
+    stream = ConversationStream(workload, seed=seed, shuffle=shuffle)
+    warm = stream.warmup(warmup)
+    levels = [stream.requests(n) for n in per_level]
+    return warm, levels, stream.repeated
+
+
+def trace_offsets(conversations: list[Conversation], rate: float) -> list[tuple[float | None, ...]]:
+    """Each turn's due time for an open-loop level: the recorded arrival offsets of this
+    stretch of the trace, from its first arrival, scaled so that the conversations arrive
+    at `rate` per second on average (the trace's shape, its bursts and lulls, is kept)."""
+    firsts = [c.arrival_s for c in conversations]
+    if any(a is None for a in firsts):
+        raise WorkloadError("arrival 'trace' needs a workload whose every request has arrival_s")
+    start = min(a for a in firsts if a is not None)
+    span = max(a for a in firsts if a is not None) - start
+    n = len(conversations)
+    # n arrivals at `rate` take (n - 1) / rate seconds; a stretch recorded all at once
+    # (span 0) is sent all at once.
+    scale = ((n - 1) / rate) / span if span > 0 and n > 1 else 0.0
+    out: list[tuple[float | None, ...]] = []
+    for conv in conversations:
+        due = (None if t.arrival_s is None else max(0.0, (t.arrival_s - start) * scale) for t in conv.turns)
+        out.append(tuple(due))
+    return out
 
 
 def _tokenizer_counter(path: str | None) -> Callable[[str], int] | None:
@@ -100,18 +167,21 @@ def run_benchmark(plan: BenchPlan, progress: ProgressCallback | None = None) -> 
     workload = load_workload(plan.workload)
     sampling = plan.sampling or workload.sampling or Sampling()
     levels = plan.level_values
-    warm, level_prompts, repeated = assign_prompts(
+    if plan.arrival == "trace" and not workload.has_arrivals:
+        raise WorkloadError(f"{workload.name}: arrival 'trace' needs arrival_s on every request")
+    warm, level_prompts, repeated = assign_conversations(
         workload,
         seed=plan.seed,
         warmup=plan.warmup_requests,
         per_level=[plan.requests_per_level] * len(levels),
+        shuffle=plan.shuffle,
     )
     warnings: list[str] = []
     if repeated:
+        needed = plan.warmup_requests + plan.requests_per_level * len(levels)
         warnings.append(
-            f"the workload has {len(workload.prompts)} prompts and the plan needs "
-            f"{plan.warmup_requests + plan.requests_per_level * len(levels)}: "
-            "prompts repeat (servers may cache them)"
+            f"the workload has {workload.requests} requests in {len(workload.conversations)} "
+            f"conversations and the plan needs {needed}: requests repeat (servers may cache them)"
         )
     state = Progress()
     deadline = perf_counter() + plan.time_budget_s if plan.time_budget_s else None
@@ -150,8 +220,10 @@ def run_benchmark(plan: BenchPlan, progress: ProgressCallback | None = None) -> 
         workload=WorkloadInfo(
             name=workload.name,
             version=workload.version,
-            prompts=len(workload.prompts),
+            prompts=workload.requests,
             repeated_prompts=repeated,
+            digest=workload.digest,
+            conversations=len(workload.conversations) if workload.multi_turn else None,
         ),
         sampling=sampling,
         max_tokens=plan.max_tokens,
@@ -192,29 +264,47 @@ def _run_openai(
     plan: BenchPlan,
     engine: OpenAIEngine | ManagedEngine,
     sampling: Sampling,
-    warm: list[Prompt],
+    warm: list[Conversation],
     levels: list[tuple[str, float]],
-    level_prompts: list[list[Prompt]],
+    level_prompts: list[list[Conversation]],
     state: Progress,
     deadline: float | None,
     warnings: list[str],
 ) -> list[LevelResult]:
     from worker.engines.openai_engine import Target, run_levels
 
-    def job(index: int, p: Prompt) -> Job:
-        body = request_body(
-            model=engine.model,
-            api=engine.api,
-            prompt=p.text,
-            max_tokens=plan.max_tokens,
-            sampling=sampling,
-            seed=plan.seed + index,
-            ignore_eos=plan.ignore_eos,
-            server=engine.server,
-            request_token_ids=engine.request_token_ids,
-            extra_body=engine.extra_body,
-        )
-        return Job(prompt_id=p.id, body=body)
+    def unit(conv: Conversation, first_index: int) -> Unit:
+        def body(k: int, answers: Sequence[str]) -> bytes:
+            turn = conv.turns[k]
+            chat = engine.api == "chat"
+            return request_body(
+                model=engine.model,
+                api=engine.api,
+                prompt="" if chat else conv.prompt_text(k, answers),
+                messages=conv.chat_messages(k, answers) if chat else None,
+                max_tokens=min(plan.max_tokens, turn.max_tokens or plan.max_tokens),
+                sampling=sampling,
+                seed=plan.seed + first_index + k,
+                ignore_eos=plan.ignore_eos,
+                server=engine.server,
+                request_token_ids=engine.request_token_ids,
+                extra_body=engine.extra_body,
+            )
+
+        if len(conv.turns) == 1:
+            # Built before the level's clock starts: nothing but sending happens during it.
+            built = body(0, [])
+            return Unit((conv.turns[0].id,), lambda k, answers: built)
+        return Unit(tuple(t.id for t in conv.turns), body)
+
+    def units(convs: list[Conversation], kind: str, value: float) -> list[Unit]:
+        out, index = [], 0
+        for conv in convs:
+            out.append(unit(conv, index))
+            index += len(conv.turns)
+        if kind == "rate" and plan.arrival == "trace":
+            out = [u.with_offsets(o) for u, o in zip(out, trace_offsets(convs, value), strict=True)]
+        return out
 
     target = Target(
         base_url=engine.base_url,
@@ -224,15 +314,15 @@ def _run_openai(
         api_key=engine.api_key if isinstance(engine, OpenAIEngine) else None,
         metrics_url=engine.metrics_url if isinstance(engine, OpenAIEngine) else None,
     )
-    level_jobs: list[tuple[str, float, list[Job]]] = [
-        (kind, value, [job(i, p) for i, p in enumerate(prompts)])
-        for (kind, value), prompts in zip(levels, level_prompts, strict=True)
+    level_jobs: list[tuple[str, float, Sequence[Unit]]] = [
+        (kind, value, units(convs, kind, value))
+        for (kind, value), convs in zip(levels, level_prompts, strict=True)
     ]
     count_tokens = _tokenizer_counter(plan.tokenizer)
     coro: Any = run_levels(
         plan,
         target,
-        warmup=[job(i, p) for i, p in enumerate(warm)],
+        warmup=units(warm, "concurrency", 1),
         levels=level_jobs,
         progress=state,
         count_tokens=count_tokens,
@@ -246,8 +336,8 @@ def _run_transformers(
     plan: BenchPlan,
     engine: TransformersEngine,
     sampling: Sampling,
-    warm: list[Prompt],
-    prompts: list[Prompt],
+    warm: list[Conversation],
+    conversations: list[Conversation],
     state: Progress,
     deadline: float | None,
     memory: MemoryReport,
@@ -260,8 +350,8 @@ def _run_transformers(
     levels = runner.run_levels(
         plan,
         sampling,
-        warmup=[(p.id, p.text) for p in warm],
-        jobs=[(p.id, p.text) for p in prompts],
+        warmup=warm,
+        conversations=conversations,
         progress=state,
         deadline=deadline,
     )

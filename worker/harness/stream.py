@@ -99,6 +99,29 @@ def _chunk(t: float, obj: dict[str, Any]) -> tuple[_Chunk | None, str | None]:
     return _Chunk(t, text, ntok, token_ids, source), choice.get("finish_reason")
 
 
+def answer_text(ex: Exchange) -> str | None:
+    """The text a finished exchange streamed back, or None when it failed: what the next
+    turn of a conversation appends to its history (parsed right after the exchange, so
+    the next turn can be sent; its timing was recorded at the socket reads already)."""
+    if ex.transport_error is not None or ex.status != 200 or "text/event-stream" not in ex.content_type:
+        return None
+    try:
+        events, done = _events(ex.reads)
+        texts = []
+        finished = done
+        for t, payload in events:
+            obj = json.loads(payload)
+            if not isinstance(obj, dict) or obj.get("error"):
+                return None
+            chunk, reason = _chunk(t, obj)
+            finished = finished or reason is not None
+            if chunk is not None:
+                texts.append(chunk.text)
+    except (StreamError, ValueError):
+        return None
+    return "".join(texts) if finished and texts else None
+
+
 def to_record(ex: Exchange, count_tokens: Callable[[str], int] | None = None) -> RequestRecord:
     """Never raises: anything wrong becomes the record's ``error``."""
     base: dict[str, Any] = {
@@ -123,6 +146,7 @@ def _measure(ex: Exchange, count_tokens: Callable[[str], int] | None) -> dict[st
     events, done = _events(ex.reads)
     chunks: list[_Chunk] = []
     usage_tokens: int | None = None
+    prompt_tokens: int | None = None
     finish: str | None = None
     spec: RequestSpeculation | None = None
     for t, payload in events:
@@ -144,6 +168,12 @@ def _measure(ex: Exchange, count_tokens: Callable[[str], int] | None) -> dict[st
         usage = obj.get("usage")
         if isinstance(usage, dict) and isinstance(usage.get("completion_tokens"), int):
             usage_tokens = usage["completion_tokens"]
+        if (
+            isinstance(usage, dict)
+            and isinstance(usage.get("prompt_tokens"), int)
+            and usage["prompt_tokens"] >= 0
+        ):
+            prompt_tokens = usage["prompt_tokens"]
         timings = obj.get("timings")  # llama.cpp server: drafts of this request
         if isinstance(timings, dict) and isinstance(timings.get("draft_n"), int):
             spec = RequestSpeculation(
@@ -192,6 +222,7 @@ def _measure(ex: Exchange, count_tokens: Callable[[str], int] | None) -> dict[st
         "chunk_tokens": chunk_tokens,
         "chunk_tokens_source": chunk_source,
         "output_tokens": output_tokens,
+        "prompt_tokens": prompt_tokens,
         "output_tokens_source": out_source,
         "output_token_ids": token_ids,
         "output_text": text,

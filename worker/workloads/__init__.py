@@ -1,37 +1,56 @@
-"""Workloads: the built-in lane prompt sets and user-supplied JSONL.
+"""Workloads: the built-in lane prompt sets, user JSONL and registered workloads.
 
-A JSONL line is an object with at least ``prompt`` (a non-empty string). Optional:
-``id`` (unique; default ``line-N``), ``lane``, ``version``, ``sampling``
-(``{temperature, top_p}``) and ``max_tokens``. The built-in lanes carry all of them.
-Errors name the line: ``prompts.jsonl line 7: prompt: ...``.
+Every file is SpecPact workload JSONL (``worker/workloads/records.py`` has the format):
+a prompt or chat messages per line, optionally with ``max_tokens``, a reference output,
+a conversation id and turn, and an arrival offset. The built-in lanes are plain prompts
+with ``id``, ``lane``, ``version`` and ``sampling``. Errors name the line:
+``prompts.jsonl line 7: prompt: ...``.
+
+A loaded workload is a list of conversations (a single prompt is a conversation of one
+turn). How a turn is sent, with the target's own earlier answers as its history:
+- chat API: the earlier turns' messages, each followed by the target's answer as an
+  ``assistant`` message, then this turn's messages;
+- completions API and the in-process engine (plain text, no chat template: the built-in
+  Gemma GGUF has none): the earlier turns' text, each followed by the target's answer and
+  a newline, then this turn's text. A prompt's text is the prompt itself; messages read
+  ``System: …`` / ``User: …`` / ``Assistant: …`` lines ending in ``Assistant:``.
 """
 
 from __future__ import annotations
 
-import json
+from collections.abc import Sequence
 from importlib.resources import files
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from worker.harness.results import Sampling
+from worker.workloads.records import (
+    LineError,
+    Message,
+    Record,
+    SyntheticPrompt,
+    WorkloadError,
+    default_id,
+    parse_records,
+    synthesize,
+)
 
 LANES = ("chat", "summarization", "extraction", "document_review", "agent")
 
+__all__ = [
+    "LANES",
+    "Conversation",
+    "LineError",
+    "Prompt",
+    "Turn",
+    "Workload",
+    "WorkloadError",
+    "load_workload",
+    "parse_jsonl",
+]
 
-class WorkloadError(ValueError):
-    """A workload that can't be used, with the line number where there is one."""
-
-
-class PromptLine(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    id: str | None = Field(default=None, min_length=1)
-    prompt: str = Field(min_length=1)
-    lane: str | None = None
-    version: str | None = None
-    sampling: Sampling | None = None
-    max_tokens: int | None = Field(default=None, ge=1)
+_LABEL = {"system": "System", "user": "User", "assistant": "Assistant"}
 
 
 class Prompt(BaseModel):
@@ -39,12 +58,88 @@ class Prompt(BaseModel):
     text: str
 
 
+class Turn(BaseModel):
+    """One request of a conversation: what it adds to the history."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    prompt: str | None = None
+    messages: list[Message] | None = None
+    synthetic: SyntheticPrompt | None = None
+    max_tokens: int | None = None
+    arrival_s: float | None = None
+
+    def own_messages(self) -> list[dict[str, str]]:
+        if self.messages is not None:
+            return [{"role": m.role, "content": m.content} for m in self.messages]
+        return [{"role": "user", "content": self.own_text()}]
+
+    def own_text(self) -> str:
+        if self.prompt is not None:
+            return self.prompt
+        if self.synthetic is not None:
+            return synthesize(self.synthetic)
+        lines = []
+        for m in self.messages or []:
+            sep = "\n\n" if m.role == "system" else "\n"
+            lines.append(f"{_LABEL[m.role]}: {m.content}{sep}")
+        return "".join(lines) + "Assistant:"
+
+
+class Conversation(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    turns: list[Turn] = Field(min_length=1)
+
+    @property
+    def arrival_s(self) -> float | None:
+        return self.turns[0].arrival_s
+
+    def chat_messages(self, k: int, answers: Sequence[str]) -> list[dict[str, str]]:
+        """Turn k's messages: the earlier turns, each answered by `answers[i]`."""
+        out: list[dict[str, str]] = []
+        for i in range(k):
+            out += self.turns[i].own_messages()
+            out.append({"role": "assistant", "content": answers[i]})
+        return out + self.turns[k].own_messages()
+
+    def prompt_text(self, k: int, answers: Sequence[str]) -> str:
+        parts = []
+        for i in range(k):
+            parts += [self.turns[i].own_text(), answers[i], "\n"]
+        return "".join([*parts, self.turns[k].own_text()])
+
+    def truncated(self, n: int) -> Conversation:
+        return self if n >= len(self.turns) else Conversation(id=self.id, turns=self.turns[:n])
+
+
 class Workload(BaseModel):
     name: str
     version: str | None
-    prompts: list[Prompt]
     sampling: Sampling | None = Field(description="the lane's settings; None for JSONL that gives none")
     max_tokens: int | None
+    conversations: list[Conversation]
+    digest: str | None = Field(default=None, description="sha256 of a registered workload's canonical form")
+
+    @property
+    def prompts(self) -> list[Prompt]:
+        """Every request by itself (no history), in file order within each conversation."""
+        return [Prompt(id=t.id, text=t.own_text()) for c in self.conversations for t in c.turns]
+
+    @property
+    def requests(self) -> int:
+        return sum(len(c.turns) for c in self.conversations)
+
+    @property
+    def multi_turn(self) -> bool:
+        return any(len(c.turns) > 1 for c in self.conversations)
+
+    @property
+    def has_arrivals(self) -> bool:
+        """A trace: every conversation has an arrival offset (its first turn's)."""
+        return all(c.arrival_s is not None for c in self.conversations)
 
 
 def load_workload(name_or_path: str) -> Workload:
@@ -60,34 +155,40 @@ def load_workload(name_or_path: str) -> Workload:
     return parse_jsonl(path.read_text(encoding="utf-8"), source=str(path), name=path.stem)
 
 
-def parse_jsonl(text: str, *, source: str, name: str) -> Workload:
-    lines: list[PromptLine] = []
-    ids: set[str] = set()
-    for number, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        where = f"{source} line {number}"
-        try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise WorkloadError(f"{where}: not valid JSON ({exc.msg})") from None
-        if not isinstance(obj, dict):
-            raise WorkloadError(f"{where}: expected a JSON object")
-        try:
-            line = PromptLine.model_validate(obj)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            path = ".".join(str(p) for p in first["loc"]) or "(line)"
-            raise WorkloadError(f"{where}: {path}: {first['msg']}") from None
-        line.id = line.id or f"line-{number}"
-        if line.id in ids:
-            raise WorkloadError(f"{where}: duplicate id {line.id!r}")
-        ids.add(line.id)
-        lines.append(line)
-    if not lines:
-        raise WorkloadError(f"{source}: no prompts")
-    versions = {ln.version for ln in lines}
-    samplings = {ln.sampling.model_dump_json() if ln.sampling else None for ln in lines}
+def _turn(number: int, record: Record) -> Turn:
+    return Turn(
+        id=default_id(number, record),
+        prompt=record.prompt,
+        messages=record.messages,
+        synthetic=record.synthetic_prompt,
+        max_tokens=record.max_tokens,
+        arrival_s=record.arrival_s,
+    )
+
+
+def conversations_of(records: Sequence[tuple[int, Record]]) -> list[Conversation]:
+    """Conversations in the order they first appear, turns in turn order."""
+    grouped: dict[str, list[tuple[int, int, Record]]] = {}
+    order: list[str] = []
+    for number, record in records:
+        key = f"c:{record.conversation}" if record.conversation is not None else f"l:{number}"
+        if key not in grouped:
+            grouped[key] = []
+            order.append(key)
+        grouped[key].append((record.turn or 0, number, record))
+    out = []
+    for key in order:
+        turns = sorted(grouped[key], key=lambda t: t[0])
+        cid = key[2:] if key.startswith("c:") else default_id(turns[0][1], turns[0][2])
+        out.append(Conversation(id=cid, turns=[_turn(n, r) for _, n, r in turns]))
+    return out
+
+
+def parse_jsonl(text: str, *, source: str, name: str, digest: str | None = None) -> Workload:
+    records = parse_records(text, source=source)
+    lines = [r for _, r in records]
+    versions = {r.version for r in lines}
+    samplings = {r.sampling.model_dump_json() if r.sampling else None for r in lines}
     if len(versions) > 1:
         raise WorkloadError(f"{source}: lines disagree on version: {sorted(map(str, versions))}")
     if len(samplings) > 1:
@@ -95,7 +196,8 @@ def parse_jsonl(text: str, *, source: str, name: str) -> Workload:
     return Workload(
         name=name,
         version=lines[0].version,
-        prompts=[Prompt(id=ln.id or "", text=ln.prompt) for ln in lines],
         sampling=lines[0].sampling,
-        max_tokens=max((ln.max_tokens for ln in lines if ln.max_tokens), default=None),
+        max_tokens=max((r.max_tokens for r in lines if r.max_tokens), default=None),
+        conversations=conversations_of(records),
+        digest=digest,
     )

@@ -1,0 +1,258 @@
+"""Writes for workloads: import an upload as an immutable version; delete a version's
+content (its prompts) when no active contract measures on it, keeping a tombstone in the
+audit trail. Keyword-only, each in one transaction, raising DomainError."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import F
+
+from accounts_app.permissions import has_role
+from accounts_app.roles import Role
+from audit_app.actors import Actor, as_actor
+from audit_app.models import AuditEvent
+from audit_app.services import audit_record
+from contracts_app.document.datasets import WORKLOAD_NAME_PATTERN
+from contracts_app.models import Route
+from specpact.errors import Conflict, DomainError, FieldError, Forbidden
+from worker.workloads.records import LineError, WorkloadError, canonical_bytes, digest_of
+from workloads_app.formats import FORMATS, import_upload
+from workloads_app.formats.checks import context_problems
+from workloads_app.formats.redaction import redact_records, redaction
+from workloads_app.formats.stats import workload_stats
+from workloads_app.models import (
+    WORKLOAD_NAME_VALIDATOR,
+    WorkloadContent,
+    WorkloadUploader,
+    WorkloadUse,
+    WorkloadVersion,
+)
+
+# What a format is, in words, for "imported from …" when the upload says nothing.
+FORMAT_SOURCES = {
+    "specpact": "",
+    "openai": "OpenAI chat-completions request logs",
+    "sharegpt": "ShareGPT conversations",
+    "vllm": "a vLLM benchmark dataset",
+    "sglang": "an SGLang benchmark dataset",
+    "mooncake": "a Mooncake trace",
+}
+
+
+@dataclass(frozen=True)
+class UploadOptions:
+    format: str = "specpact"
+    source: str = ""
+    redact: bool = False
+    redact_patterns: tuple[str, ...] = ()
+    context_tokens: int | None = None
+
+
+@dataclass(frozen=True)
+class WorkloadUpload:
+    version: WorkloadVersion
+    created: bool
+    restored: bool = False
+    notes: list[str] = field(default_factory=list)
+
+
+def too_large(size: int | None) -> DomainError:
+    limit = int(settings.WORKLOAD_MAX_BYTES)
+    said = f"{size} bytes" if size is not None else "larger than the limit"
+    return DomainError(
+        f"The workload is {said}; the limit is {limit} bytes (WORKLOAD_MAX_BYTES).",
+        status=413,
+        code="payload_too_large",
+        errors=[FieldError("body", f"at most {limit} bytes")],
+    )
+
+
+def _line_errors(exc: LineError) -> DomainError:
+    numbers = sorted({n for n, _, _ in exc.problems})
+    shown = ", ".join(str(n) for n in numbers[:20]) + (" …" if len(numbers) > 20 else "")
+    return DomainError(
+        f"The workload has {len(numbers)} invalid {exc.unit}{'s' if len(numbers) != 1 else ''} "
+        f"({exc.unit}s {shown}); nothing was stored.",
+        code="invalid_workload",
+        errors=[
+            FieldError(f"{exc.unit} {n}" + (f".{path}" if path else ""), message)
+            for n, path, message in exc.problems[:200]
+        ],
+    )
+
+
+def _check_options(name: str, options: UploadOptions) -> None:
+    errors = []
+    if not re.fullmatch(WORKLOAD_NAME_PATTERN, name):
+        errors.append(FieldError("name", str(WORKLOAD_NAME_VALIDATOR.message)))
+    if options.format not in FORMATS:
+        errors.append(FieldError("format", f"one of {', '.join(FORMATS)}"))
+    if len(options.source) > 200:
+        errors.append(FieldError("source", "at most 200 characters"))
+    if options.context_tokens is not None and options.context_tokens < 1:
+        errors.append(FieldError("context_tokens", "a positive number of tokens"))
+    if errors:
+        raise DomainError("The upload is invalid; see errors.", errors=errors)
+
+
+def workload_upload(
+    *, name: str, raw: bytes, options: UploadOptions, actor: Any, request_id: str = ""
+) -> WorkloadUpload:
+    """Import `raw` (in `options.format`) as version `name@<digest>`. The same content
+    under the same name is the same version (`created=False`): uploads are idempotent by
+    content. Every invalid line is reported at once and nothing is stored."""
+    _check_options(name, options)
+    limit = int(settings.WORKLOAD_MAX_BYTES)
+    if len(raw) > limit:
+        raise too_large(len(raw))
+    try:
+        imported = import_upload(raw, options.format, source=name)
+    except LineError as exc:
+        raise _line_errors(exc) from None
+    except WorkloadError as exc:
+        raise DomainError(str(exc), code="invalid_workload", errors=[FieldError("body", str(exc))]) from None
+    records = imported.records
+    counts = None
+    if options.redact:
+        try:
+            rules = redaction([*settings.WORKLOAD_REDACT_PATTERNS, *options.redact_patterns])
+        except ValueError as exc:
+            raise DomainError(str(exc), errors=[FieldError("redact_pattern", str(exc))]) from None
+        records, counts = redact_records(records, rules)
+    warnings = list(imported.warnings)
+    if options.context_tokens is not None:
+        errors, over = context_problems(records, imported.numbers, options.context_tokens)
+        if errors:
+            raise _line_errors(LineError(name, errors, imported.unit))
+        warnings += over
+    data = canonical_bytes(records)
+    if len(data) > limit:
+        raise too_large(len(data))
+    digest = digest_of(data)
+    stats = workload_stats(records)
+    fields = {
+        "format": options.format,
+        "source": options.source or FORMAT_SOURCES[options.format],
+        "requests": stats["requests"],
+        "conversations": stats["conversations"],
+        "size_bytes": len(data),
+        "upload_bytes": len(raw),
+        "stats": stats,
+        "redaction": counts,
+        "warnings": [{imported.unit: n, "message": m} if n else {"message": m} for n, _, m in warnings][:200],
+    }
+    return _store(name, digest, data, fields, as_actor(actor), request_id)
+
+
+def _store(
+    name: str, digest: str, data: bytes, fields: dict[str, Any], who: Actor, request_id: str
+) -> WorkloadUpload:
+    try:
+        with transaction.atomic():
+            existing = WorkloadVersion.objects.select_for_update().filter(name=name, digest=digest).first()
+            if existing is not None:
+                if WorkloadContent.objects.filter(version=existing).exists():
+                    if who.user is not None and _add_uploader(existing, who.user):
+                        _audit_upload(existing, who, request_id, restored=False)
+                    return WorkloadUpload(existing, created=False)
+                # Deleted before, uploaded again: the same version gets its content back.
+                WorkloadContent.objects.create(version=existing, data=data)
+                if who.user is not None:
+                    _add_uploader(existing, who.user)
+                _audit_upload(existing, who, request_id, restored=True)
+                return WorkloadUpload(existing, created=True, restored=True)
+            version = WorkloadVersion.objects.create(name=name, digest=digest, created_by=who.user, **fields)
+            WorkloadContent.objects.create(version=version, data=data)
+            if who.user is not None:
+                _add_uploader(version, who.user)
+            _audit_upload(version, who, request_id, restored=False)
+            return WorkloadUpload(version, created=True)
+    except IntegrityError:
+        # A concurrent upload of the same content under the same name stored it first.
+        return WorkloadUpload(WorkloadVersion.objects.get(name=name, digest=digest), created=False)
+
+
+def _add_uploader(version: WorkloadVersion, user: Any) -> bool:
+    """Record that `user` uploaded these bytes; False when they already had."""
+    if WorkloadUploader.objects.filter(workload=version, user=user).exists():
+        return False
+    WorkloadUploader.objects.create(workload=version, user=user)
+    return True
+
+
+def _audit_upload(version: WorkloadVersion, who: Actor, request_id: str, *, restored: bool) -> None:
+    audit_record(
+        actor=who,
+        action="workload.restored" if restored else "workload.uploaded",
+        obj_type="workload",
+        obj_id=version.pk,
+        after={
+            "name": version.name,
+            "digest": version.digest,
+            "format": version.format,
+            "requests": version.requests,
+            "conversations": version.conversations,
+            "redaction": version.redaction,
+        },
+        request_id=request_id,
+    )
+
+
+def workload_delete(*, version: WorkloadVersion, actor: Any, reason: str, request_id: str = "") -> AuditEvent:
+    """Remove the version's content. Refused while a route's active contract version
+    measures on it; allowed to its uploader and to admins. The version row (name, digest,
+    numbers) stays, and the audit event is the tombstone: name, digest, who, when, why."""
+    who = as_actor(actor)
+    is_uploader = who.user is not None and version.created_by_id == who.user.pk
+    if not (has_role(who, Role.ADMIN) or (is_uploader and has_role(who, Role.OPERATOR))):
+        raise Forbidden("Only the workload's uploader (an operator) or an admin may delete it.")
+    if not reason.strip():
+        raise DomainError("Say why the workload is deleted.", errors=[FieldError("reason", "required")])
+    with transaction.atomic():
+        # The routes that use it, locked as activation locks them: no route can make a
+        # contract that measures on it active while its content goes.
+        list(
+            Route.objects.select_for_update()
+            .filter(versions__workload_uses__workload=version)
+            .order_by("pk")
+            .values_list("pk", flat=True)
+        )
+        content = WorkloadContent.objects.select_for_update().filter(version=version).first()
+        if content is None:
+            raise Conflict(
+                f"The content of workload {version.ref} was already deleted.", code="workload_deleted"
+            )
+        active = WorkloadUse.objects.filter(
+            workload=version, contract_version__route__active_version=F("contract_version")
+        ).select_related("contract_version__route")
+        if active:
+            which = ", ".join(
+                f"{u.contract_version.route.slug} v{u.contract_version.number} ({u.lane})" for u in active
+            )
+            raise Conflict(
+                f"Workload {version.ref} is measured on by an active contract: {which}. "
+                "Activate a version that doesn't use it first.",
+                code="workload_in_use",
+            )
+        content.delete()
+        return audit_record(
+            actor=who,
+            action="workload.deleted",
+            obj_type="workload",
+            obj_id=version.pk,
+            before={
+                "name": version.name,
+                "digest": version.digest,
+                "requests": version.requests,
+                "uploaded_by": version.created_by.get_username() if version.created_by else None,
+                "uploaded_at": version.created_at.isoformat(),
+            },
+            after={"name": version.name, "digest": version.digest, "content": "deleted"},
+            reason=reason.strip(),
+            request_id=request_id,
+        )
