@@ -159,7 +159,7 @@ def run_create(
 @transaction.atomic
 def release_runs_create(*, release: Any, actor: Any) -> list[Run]:
     """One run per lane in the candidate's `measurement.workloads`, each dispatched to a
-    pool queue. Called by releases_app inside its transaction when a release enters
+    pool queue. Called by the release flow inside its transaction when a release enters
     `benchmarking`: if this raises, the release does not enter it."""
     candidate = release.candidate_version
     baseline = release.baseline_version
@@ -233,7 +233,7 @@ def run_cancel(*, run: Run, actor: Any, reason: str, request_id: str = "") -> Ru
 
 @transaction.atomic
 def release_runs_cancel(*, release: Any, actor: Any, reason: str = "") -> list[Run]:
-    """For releases_app when a release is cancelled while benchmarking: its queued and
+    """For the release flow when a release is cancelled while benchmarking: its queued and
     running runs are cancelled (their workers stop at the next progress report)."""
     runs = list(Run.objects.select_for_update().filter(release_id=release.pk, state__in=list(ACTIVE_STATES)))
     why = reason or f"release {release.pk} cancelled"
