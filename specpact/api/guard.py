@@ -3,7 +3,9 @@ before any view (or Django's own body parsing) runs.
 
 - Body size: every request is held to DATA_UPLOAD_MAX_MEMORY_SIZE (1 MiB: contracts,
   decisions, reports), except a worker's `PUT /api/v1/runs/{id}/result`, held to
-  RUN_RESULT_MAX_BYTES. Over a limit: 413 problem+json naming the limit and its setting.
+  RUN_RESULT_MAX_BYTES, and a workload upload (`POST /api/v1/workloads/`), held to
+  WORKLOAD_MAX_BYTES and left unread here: workloads_app/api/uploads.py streams it. Over a
+  limit: 413 problem+json naming the limit and its setting.
 - `Content-Encoding: gzip` on an API request is decompressed here, in bounded steps: the
   decompressed size counts against the same limit (a gzip bomb is a 413 after at most
   limit + 1 bytes were inflated). Any other encoding is a 415.
@@ -29,6 +31,7 @@ from specpact.errors import DomainError, FieldError
 
 API_PREFIX = "/api/"
 _RESULT_UPLOAD = re.compile(r"^/api/v1/runs/[^/]+/result/?$")
+_WORKLOAD_UPLOAD = re.compile(r"^/api/v1/workloads/?$")
 _FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 _GZIP_WBITS = 16 + zlib.MAX_WBITS
 _STEP = 1024 * 1024
@@ -42,10 +45,17 @@ def is_api(request: HttpRequest) -> bool:
     return request.path_info.startswith(API_PREFIX)
 
 
+def is_streamed_upload(request: HttpRequest) -> bool:
+    """A workload upload: its view reads the body in chunks under its own limit."""
+    return request.method == "POST" and bool(_WORKLOAD_UPLOAD.match(request.path_info))
+
+
 def body_limit(request: HttpRequest) -> tuple[int, str]:
     """(bytes, the setting that says so) for this request's body."""
     if request.method == "PUT" and _RESULT_UPLOAD.match(request.path_info):
         return int(settings.RUN_RESULT_MAX_BYTES), "RUN_RESULT_MAX_BYTES"
+    if is_streamed_upload(request):
+        return int(settings.WORKLOAD_MAX_BYTES), "WORKLOAD_MAX_BYTES"
     return int(settings.DATA_UPLOAD_MAX_MEMORY_SIZE), "DATA_UPLOAD_MAX_MEMORY_SIZE"
 
 
@@ -91,6 +101,8 @@ def _check_body(request: HttpRequest) -> None:
     declared = _declared_length(request)
     encoding = request.META.get("HTTP_CONTENT_ENCODING", "").strip().lower()
     if encoding in ("", "identity"):
+        if is_streamed_upload(request):
+            return  # the upload's reader refuses a declared or streamed excess itself
         if declared > limit:
             raise too_large_problem(limit, setting)
         if limit > settings.DATA_UPLOAD_MAX_MEMORY_SIZE and declared:
@@ -111,7 +123,7 @@ def _check_body(request: HttpRequest) -> None:
     _replace_body(request, body)
 
 
-def _nul_in(params: QueryDict) -> str | None:
+def nul_key(params: QueryDict) -> str | None:
     for key, values in params.lists():
         if "\x00" in key or any("\x00" in v for v in values if isinstance(v, str)):
             return key.replace("\x00", "\\0")
@@ -121,13 +133,14 @@ def _nul_in(params: QueryDict) -> str | None:
 def _check_text(request: HttpRequest) -> None:
     if "\x00" in request.path_info:
         raise _refused(400, "The path contains a NUL character.", "unsafe_input", [FieldError("path", "NUL")])
-    if (key := _nul_in(request.GET)) is not None:
+    if (key := nul_key(request.GET)) is not None:
         raise _refused(
             400, "A query parameter contains a NUL character.", "unsafe_input", [FieldError(key, "NUL")]
         )
     content_type = request.META.get("CONTENT_TYPE", "")
-    is_form = request.method == "POST" and content_type.startswith(_FORM_TYPES)
-    if is_form and (key := _nul_in(request.POST)) is not None:
+    # A streamed upload's form fields are checked by its reader, once it has checked the size.
+    is_form = request.method == "POST" and content_type.startswith(_FORM_TYPES) and not is_streamed_upload(request)
+    if is_form and (key := nul_key(request.POST)) is not None:
         raise _refused(
             400, "A form field contains a NUL character.", "unsafe_input", [FieldError(key, "NUL")]
         )

@@ -69,7 +69,7 @@ def too_large_problem(limit: int, setting: str, *, what: str = "The request body
         f"{what} is larger than the limit of {limit} bytes ({setting}).",
         status=413,
         code="request_too_large",
-        errors=[FieldError("", f"at most {limit} bytes ({setting})")],
+        errors=[FieldError("body", f"at most {limit} bytes ({setting})")],
     )
 
 

@@ -51,7 +51,7 @@ class World:
 
 @pytest.fixture
 def world(proposer: Any, approver: Any, admin: Any) -> World:
-    from tests.factories import make_version
+    from tests.support.factories import make_version
 
     v1 = make_version(OTHER, _contract(OTHER))
     active = activate(v1, proposer, approver)

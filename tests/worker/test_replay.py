@@ -55,7 +55,7 @@ def test_conversations_are_sent_turn_by_turn_with_the_targets_own_answers(
     reference_server, tmp_path: Path
 ) -> None:
     server = reference_server("--ttft-ms", "5", "--step-ms", "2", "--chunks", "4")
-    server.reset()
+    server.reset_truth()
     result = run_benchmark(_plan(server, _conversations(tmp_path / "chat.jsonl")))
     BenchResult.model_validate(result.model_dump(mode="json"))
     level = result.levels[0]
@@ -79,7 +79,7 @@ def test_conversations_are_sent_turn_by_turn_with_the_targets_own_answers(
 
 def test_over_the_completions_api_the_history_is_plain_text(reference_server, tmp_path: Path) -> None:
     server = reference_server("--ttft-ms", "5", "--step-ms", "2", "--chunks", "4")
-    server.reset()
+    server.reset_truth()
     path = _conversations(tmp_path / "text.jsonl", n=1)
     result = run_benchmark(_plan(server, path, api="completions", requests_per_level=3))
     by_id = {r.prompt_id: r for r in result.levels[0].requests}
@@ -95,7 +95,7 @@ def test_after_a_failed_turn_the_rest_of_the_conversation_is_not_sent(
     reference_server, tmp_path: Path
 ) -> None:
     server = reference_server("--ttft-ms", "5", "--step-ms", "2", "--chunks", "4")
-    server.reset()
+    server.reset_truth()
     # "flaky": every second request the server gets answers 500, so turn 1 fails.
     result = run_benchmark(
         _plan(server, _conversations(tmp_path / "f.jsonl", n=1), model="flaky", requests_per_level=3)
@@ -108,7 +108,7 @@ def test_after_a_failed_turn_the_rest_of_the_conversation_is_not_sent(
 
 def test_many_requests_under_one_long_system_prompt_all_carry_it(reference_server, tmp_path: Path) -> None:
     server = reference_server("--ttft-ms", "5", "--step-ms", "2", "--chunks", "4")
-    server.reset()
+    server.reset_truth()
     system = "You are the support desk of Harbor Calendars. Policy: " + "be kind and precise. " * 200
     lines = [
         {"messages": [{"role": "system", "content": system}, {"role": "user", "content": f"Question {i}?"}]}
