@@ -15,17 +15,16 @@ from benchmarks_app.aggregates import aggregate_result
 from benchmarks_app.gate import GateRules, Verdict, evaluate_gate, gate_input_from_harness
 from dashboard_app.charts import memory_by_level, release_figures, tokens_per_chunk
 from worker.harness.aggregate import build_level
-from worker.harness.results import (
+from worker.harness.results.requests import RequestRecord
+from worker.harness.results.result import (
     BenchResult,
     EngineInfo,
     HardwareFacts,
     MemoryReport,
-    RequestRecord,
     Sampling,
-    SpeculationNotReported,
-    SpeculationReported,
     WorkloadInfo,
 )
+from worker.harness.results.speculation import SpeculationNotReported, SpeculationReported
 from worker.harness.stability import compare_outputs
 
 TOKENS = 33

@@ -25,7 +25,7 @@ from benchmarks_app.models import RunResult
 from dashboard_app.selectors.evidence import lane_aggregates
 from tests.hardening.outcomes import as_schema_1, outcome_for, record
 from worker.agent.client import ApiClient
-from worker.harness.results import BenchResult
+from worker.harness.results.result import BenchResult
 from worker.harness.validate import validate_result_stream
 
 pytestmark = pytest.mark.django_db
@@ -68,7 +68,9 @@ def test_a_result_over_its_limit_is_a_413_naming_the_limit(claimed_run: Any, set
         assert response["Content-Type"] == PROBLEM
         problem = response.json()
         assert "RUN_RESULT_MAX_BYTES" in problem["detail"] and "1048576 bytes" in problem["detail"]
-        assert problem["errors"] == [{"path": "body", "message": "at most 1048576 bytes (RUN_RESULT_MAX_BYTES)"}]
+        assert problem["errors"] == [
+            {"path": "body", "message": "at most 1048576 bytes (RUN_RESULT_MAX_BYTES)"}
+        ]
     assert not RunResult.objects.exists()
 
 

@@ -8,7 +8,8 @@ import pytest
 from tests.support.launcher import reserved_port
 from worker.engines.llamacpp import llama_server_binary
 from worker.harness.plan import BenchPlan
-from worker.harness.results import BenchResult, SpeculationNotReported, SpeculationReported
+from worker.harness.results.result import BenchResult
+from worker.harness.results.speculation import SpeculationNotReported, SpeculationReported
 from worker.harness.runner import run_benchmark
 from worker.harness.stability import compare_outputs
 
