@@ -129,7 +129,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tokens-per-chunk", type=int, default=None, help="same as --pattern N")
     p.add_argument("--chunks", type=int, default=0, help="at most this many steps (0: no limit)")
     p.add_argument("--output-tokens", type=int, default=1000, help="at most this many tokens")
-    p.add_argument("--dp-size", type=int, default=1, help="SGLang: data-parallel ranks")
+    p.add_argument("--dp-size", type=int, default=1,
+                   help="data-parallel ranks (SGLang: internal_states; vLLM: engine series)")  # fmt: skip
     p.add_argument("--enable-metrics", action="store_true", help="SGLang: serve /metrics")
     p.add_argument("--metrics", action="store_true", help="llama.cpp: serve /metrics")
     return p
