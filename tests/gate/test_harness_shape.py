@@ -136,4 +136,4 @@ def test_a_real_shaped_result_goes_through_the_gate_aggregates_and_charts():
     assert [t["x"] for t in memory["data"]] == [["whole run"], ["whole run"]]
     assert tokens_per_chunk(aggs_b, aggs_c, lane="chat")["data"][0]["y"] == [1, 1]
     figures = release_figures(baseline={"chat": aggs_b}, candidate={"chat": aggs_c}, gate=gate)
-    assert len(figures) == 7
+    assert len(figures) == 8  # acceptance by draft position too, "not reported" here
