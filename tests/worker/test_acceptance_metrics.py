@@ -126,3 +126,11 @@ def test_sglang_reports_each_fresh_dp_rank_and_refuses_a_lifetime_average(
     again = _stored(run_benchmark(_plan(sglang, "sglang", tmp_path)))  # the ranks now carry history
     assert isinstance(again, SpeculationNotReported)
     assert "DP rank 0, 1 had speculated before the level" in again.reason
+
+
+def test_an_sglang_without_server_info_is_read_via_get_server_info(emulator: Start, tmp_path: Path) -> None:
+    claim = json.dumps({"speculative_algorithm": "NGRAM", "speculative_num_draft_tokens": 5})
+    sglang = emulator("--shape", "sglang", "--legacy-info-only", "--pattern", "4", "--speculation", claim)
+    assert sglang.get("/server_info")[0] == 404
+    got = _stored(run_benchmark(_plan(sglang, "sglang", tmp_path)))
+    assert isinstance(got, SpeculationReported) and got.mean_acceptance_length == 4.0, got

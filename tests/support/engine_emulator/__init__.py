@@ -32,7 +32,8 @@ claim does not say how many tokens a step drafts):
   ``/server_info`` (``?config_format=text|json``) only with ``VLLM_SERVER_DEV_MODE=1`` in
   the emulator's environment. Per-step ``token_ids`` when the request asks
   (``return_token_ids``).
-- sglang: ``/server_info`` and the deprecated ``/get_server_info`` (server args, the
+- sglang: ``/server_info`` and the deprecated ``/get_server_info`` (only the latter with
+  ``--legacy-info-only``, as older releases; server args, the
   claim's ``speculative_*`` args merged in, and ``internal_states[]``, one per
   ``--dp-size`` rank, requests spread round-robin, with ``avg_spec_accept_length``);
   ``/get_model_info``, ``/v1/models``; ``/metrics`` with ``sglang:spec_accept_length`` and
