@@ -19,6 +19,7 @@ from worker.harness.results.bounds import MAX_REQUESTS, MAX_TOKENS, StrictModel
 MAX_DRAFT_POSITIONS = 1024
 MAX_DP_RANKS = 4096
 _MAX_COUNT = MAX_REQUESTS * MAX_TOKENS
+RankLength = Annotated[float, Field(ge=1, allow_inf_nan=False)]
 
 
 class SpeculationReported(StrictModel):
@@ -34,7 +35,7 @@ class SpeculationReported(StrictModel):
         description="accepted draft tokens at each draft position (first position first) over the "
         "level; divided by `drafts`, the acceptance rate by position",
     )
-    mean_acceptance_length_by_rank: list[Annotated[float, Field(ge=1)] | None] | None = Field(
+    mean_acceptance_length_by_rank: list[RankLength | None] | None = Field(
         default=None,
         max_length=MAX_DP_RANKS,
         description="per data-parallel rank (SGLang): that rank's mean acceptance length over the "
