@@ -32,15 +32,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks_app.aggregates import aggregate_result
 from worker.harness.aggregate import build_level
-from worker.harness.results import (
-    BenchResult,
-    EngineInfo,
-    HardwareFacts,
-    RequestRecord,
-    Sampling,
-    SpeculationNotReported,
-    WorkloadInfo,
-)
+from worker.harness.results.requests import RequestRecord
+from worker.harness.results.result import BenchResult, EngineInfo, HardwareFacts, Sampling, WorkloadInfo
+from worker.harness.results.speculation import SpeculationNotReported
 from worker.harness.validate import validate_result_stream
 
 MIB = 1024 * 1024

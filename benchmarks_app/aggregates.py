@@ -11,8 +11,13 @@ records, plus the level's own scalars) into a small JSON document (≈3-5 kB):
                     "histogram": {"log10_lo", "log10_hi", "counts": [...], "zeros": n}}},
      "scalars": {"output_tokens_per_s", "requests_per_s", "goodput_requests_per_s",
                  "error_rate", "tokens_per_chunk_mean", "acceptance_rate",
-                 "mean_acceptance_length", "peak_gib", "headroom_gib",
+                 "mean_acceptance_length", "acceptance_by_position": [rate, …],
+                 "peak_gib", "headroom_gib",
                  "memory_scope": "level" | "run" | None}}            # None: not reported
+
+`acceptance_by_position` is accepted / drafts at each draft position (first position
+first), where the engine counted per position (vLLM, llama-server); added to schema 1
+additively, so aggregates stored before it read as "not reported".
 
 Quantiles are numpy's default (linear) at 1%..99% in 1% steps, so p50/p90/p95/p99 are
 stored exactly; min and max close the ECDF. The histogram has `HIST_BINS` log-spaced bins
@@ -89,6 +94,15 @@ def _mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
+def _acceptance_by_position(spec: Mapping[str, Any]) -> list[float] | None:
+    """Accepted / drafts per draft position, from the exact counts (rounded only after)."""
+    per_position, drafts = spec.get("accepted_per_position"), spec.get("drafts")
+    counts = per_position if isinstance(per_position, list) else []
+    if not counts or _number(drafts) is None or not drafts or any(_number(n) is None for n in counts):
+        return None
+    return [_round(n / drafts) for n in counts]
+
+
 def level_scalars(level: Mapping[str, Any], run_memory: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The level's own numbers from the harness; speculation "not reported" stays None."""
     spec = _mapping(level.get("speculation"))
@@ -104,6 +118,7 @@ def level_scalars(level: Mapping[str, Any], run_memory: Mapping[str, Any] | None
         "tokens_per_chunk_mean": _number(_mapping(level.get("tokens_per_chunk")).get("mean")),
         "acceptance_rate": _number(spec.get("acceptance_rate")),
         "mean_acceptance_length": _number(spec.get("mean_acceptance_length")),
+        "acceptance_by_position": _acceptance_by_position(spec),
         "peak_gib": peak,
         "headroom_gib": headroom,
         "memory_scope": scope if peak is not None or headroom is not None else None,

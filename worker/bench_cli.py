@@ -22,7 +22,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from worker.harness.results import BenchResult, LevelResult, Quantiles, SpeculationReported
+from worker.harness.results.levels import LevelResult, Quantiles
+from worker.harness.results.result import BenchResult
+from worker.harness.results.speculation import SpeculationReported
 
 
 def _numbers(kind: type, text: str) -> list[Any]:

@@ -17,7 +17,7 @@ from typing import Any
 
 import psutil
 
-from worker.harness.results import GpuFacts, HardwareFacts, MemorySnapshot
+from worker.harness.results.result import GpuFacts, HardwareFacts, MemorySnapshot
 
 GIB = 1024**3
 

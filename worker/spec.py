@@ -31,7 +31,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from pydantic_core import InitErrorDetails
 
 from worker.harness.plan import Engine
-from worker.harness.results import MAX_TOKENS, SLO, BenchHeader, BenchResult, Sampling
+from worker.harness.results.bounds import MAX_TOKENS
+from worker.harness.results.levels import SLO
+from worker.harness.results.result import BenchHeader, BenchResult, Sampling
 from worker.harness.validate import validate_result_stream
 
 SPEC_VERSION = 1

@@ -24,18 +24,20 @@ from benchmarks_app.aggregates import aggregate_result
 from benchmarks_app.services.lifecycle import _digest
 from worker.agent import AGENT_VERSION
 from worker.harness import HARNESS_VERSION
-from worker.harness import speculation as spec_metrics
+from worker.harness.acceptance import vllm as vllm_acceptance
+from worker.harness.acceptance.prometheus import Metrics
+from worker.harness.acceptance.requests import from_requests
 from worker.harness.aggregate import build_level
-from worker.harness.results import (
+from worker.harness.results.result import (
     BenchResult,
     EngineInfo,
     HardwareFacts,
     MemoryReport,
     MemorySnapshot,
     Sampling,
-    SpeculationNotReported,
     WorkloadInfo,
 )
+from worker.harness.results.speculation import SpeculationNotReported
 from worker.harness.runner import assign_prompts
 from worker.workloads import Workload, load_workload
 
@@ -117,18 +119,14 @@ def arm_shapes(
 def _speculation(shape: ArmShape, records: list[Any], counters: dict[str, int]) -> Any:
     """What the harness reports for the level, from the engine's own sources."""
     if shape.server == "vllm":
-        after = (
-            {f"vllm:{name}": float(counters[key]) for key, name in spec_metrics.COUNTERS.items()}
-            if shape.k
-            else {}
-        )
-        return spec_metrics.from_counters("vllm", {}, after)
+        names = vllm_acceptance.NAMES
+        pairs = zip(names.totals(), ("drafts", "draft_tokens", "accepted_tokens"), strict=True)
+        after = Metrics({name: {(): float(counters[key])} for name, key in pairs} if shape.k else {})
+        return vllm_acceptance.from_metrics(Metrics(), after)
     if shape.server == "transformers":
         if not shape.k:
             return SpeculationNotReported(reason="speculation is off (method none)")
-        return spec_metrics.from_requests(
-            records, "transformers: drafted tokens per step, accepted = step size - 1"
-        )
+        return from_requests(records, "transformers: drafted tokens per step, accepted = step size - 1")
     return SpeculationNotReported(reason=f"a {shape.server} server reports no speculation metrics here")
 
 

@@ -1,5 +1,5 @@
 """Per-request samples of one load level, shaped like the harness's records
-(`worker.harness.results.RequestRecord`): a closed loop of `concurrency` clients or Poisson
+(`worker.harness.results.requests.RequestRecord`): a closed loop of `concurrency` clients or Poisson
 arrivals at `rate`, TTFT and per-step latency that grow with load, speculative steps that
 deliver 1 + (accepted drafts) tokens per chunk, and each engine's way of reporting
 (vLLM: per-chunk token ids and usage; TGI: no per-chunk counts under speculation;
@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from worker.harness.results import RequestRecord, RequestSpeculation
+from worker.harness.results.requests import RequestRecord, RequestSpeculation
 from worker.harness.stats import tpot_ms
 
 GREEDY_MISMATCH = {"good": 0.0, "mixed": 0.006, "poor": 0.03}

@@ -9,7 +9,8 @@ from benchmarks_app.choices import EngineKind, FailureKind
 from benchmarks_app.models import Run, Worker
 from specpact.errors import field_errors
 from specpact.text import FAILURE_REASON_MAX, REASON_MAX
-from worker.harness.results import MAX_TOKENS, HardwareFacts
+from worker.harness.results.bounds import MAX_TOKENS
+from worker.harness.results.result import HardwareFacts
 from worker.spec import (
     INT32_MAX,
     INT64_MAX,
@@ -30,7 +31,7 @@ class RegisterIn(serializers.Serializer):
     spec_versions = serializers.ListField(
         child=serializers.IntegerField(min_value=1, max_value=INT32_MAX), min_length=1, max_length=100
     )
-    hardware = serializers.DictField(help_text="worker.harness.results.HardwareFacts")
+    hardware = serializers.DictField(help_text="worker.harness.results.result.HardwareFacts")
     engines = serializers.DictField(
         child=serializers.CharField(allow_null=True, max_length=100), required=False, default=dict
     )

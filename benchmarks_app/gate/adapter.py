@@ -1,6 +1,6 @@
 """From the harness's result JSON (plain dicts) to the gate's inputs.
 
-Expected shape, per arm and lane (`worker.harness.results.BenchResult` dumped as JSON, the
+Expected shape, per arm and lane (`worker.harness.results.result.BenchResult` dumped as JSON, the
 `specpact-worker bench --out` file), of result schema 2 or 1:
     {"levels": [{"concurrency": 4 (or "rate": 2.0),
                  "output_tokens_per_s": …, "requests_per_s": …,

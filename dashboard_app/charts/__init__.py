@@ -3,6 +3,7 @@ Django. Each builder takes stored aggregates (benchmarks_app.aggregates) and/or 
 `GateResult.as_dict()` and returns a JSON-ready figure dict; `figure_json` makes it safe to
 embed in `<script type="application/json">`."""
 
+from dashboard_app.charts.acceptance import acceptance_by_position
 from dashboard_app.charts.checks import memory_by_level, output_stability
 from dashboard_app.charts.distributions import latency_by_level, latency_distribution, ttft_by_level
 from dashboard_app.charts.fleet import fleet_heatmap
@@ -13,6 +14,7 @@ from dashboard_app.charts.style import figure_json
 
 __all__ = [
     "acceptance_by_level",
+    "acceptance_by_position",
     "figure_json",
     "fleet_heatmap",
     "latency_by_level",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from dashboard_app.charts.acceptance import acceptance_by_position
 from dashboard_app.charts.checks import memory_by_level, output_stability
 from dashboard_app.charts.distributions import latency_distribution, ttft_by_level
 from dashboard_app.charts.speculation import acceptance_by_level, tokens_per_chunk
@@ -38,6 +39,7 @@ def release_figures(
         add(f"{prefix}-ttft", lane, ttft_by_level(base, cand, lane=lane))
         add(f"{prefix}-chunks", lane, tokens_per_chunk(base, cand, lane=lane))
         add(f"{prefix}-acceptance", lane, acceptance_by_level(cand, lane=lane))
+        add(f"{prefix}-positions", lane, acceptance_by_position(base, cand, lane=lane))
         add(
             f"{prefix}-memory",
             lane,

@@ -119,7 +119,7 @@ def assert_evidence_rendered(page: Any, release: Release) -> None:
     assert verdict.locator(f".badge-{release.gate_verdict}").count() >= 1
     assert "TPOT p50" in verdict.inner_text()  # the rules' reasons, in words
     expected = page.locator(CHARTS).count()
-    assert expected >= 10  # per lane: speedup, TPOT, TTFT, tokens per chunk, acceptance, memory
+    assert expected >= 10  # per lane: speedup, TPOT, TTFT, chunks, acceptance by level and position, memory
     page.wait_for_function(
         "([selector, n]) => document.querySelectorAll(selector + ' svg.main-svg').length >= n",
         arg=[CHARTS, expected],

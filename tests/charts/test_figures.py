@@ -138,6 +138,7 @@ def test_release_figures_builds_every_chart_with_unique_ids(run):
         "lane0-ttft",
         "lane0-chunks",
         "lane0-acceptance",
+        "lane0-positions",
         "lane0-memory",
         "stability",
     ]

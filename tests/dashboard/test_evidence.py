@@ -60,7 +60,7 @@ def test_charts_are_built_on_the_server_with_baseline_and_candidate_traces(
 ) -> None:
     body = signed_in.get(f"/releases/{benchmarked.pk}/").content.decode()
     charts = figures(body)
-    kinds = ("speedup", "tpot", "ttft", "chunks", "acceptance", "memory")
+    kinds = ("speedup", "tpot", "ttft", "chunks", "acceptance", "positions", "memory")
     assert {f"chart-lane{i}-{k}" for i in range(2) for k in kinds} | {"chart-stability"} == set(charts)
     for chart_id, fig in charts.items():
         names = {t.get("name") for t in fig["data"]}
@@ -69,6 +69,10 @@ def test_charts_are_built_on_the_server_with_baseline_and_candidate_traces(
     # Speculation's own numbers from the engine's counters: two of four drafts accepted.
     acceptance = charts["chart-lane0-acceptance"]["data"][0]
     assert acceptance["y"] == [0.5, 0.5] and acceptance["text"][0] == "50% (mean length 3.00)"
+    # ...and per draft position (vLLM's per-position counters): the first two always accepted.
+    positions = charts["chart-lane0-positions"]["data"]
+    assert [t["name"] for t in positions] == ["candidate at 1", "candidate at 4"]
+    assert positions[0]["y"] == [1.0, 1.0, 0.0, 0.0]
     # The crossover the gate found (the candidate engine slows down under load) is marked
     # on the summarization lane's speedup chart.
     speedup = charts["chart-lane1-speedup"]

@@ -10,15 +10,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from worker.harness.aggregate import build_level
-from worker.harness.results import (
-    BenchResult,
-    EngineInfo,
-    HardwareFacts,
-    RequestRecord,
-    Sampling,
-    SpeculationNotReported,
-    WorkloadInfo,
-)
+from worker.harness.results.requests import RequestRecord
+from worker.harness.results.result import BenchResult, EngineInfo, HardwareFacts, Sampling, WorkloadInfo
+from worker.harness.results.speculation import SpeculationNotReported
 from worker.spec import RunSpec
 
 

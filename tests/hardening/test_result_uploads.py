@@ -25,7 +25,7 @@ from benchmarks_app.models import RunResult
 from dashboard_app.selectors.evidence import lane_aggregates
 from tests.hardening.outcomes import as_schema_1, outcome_for, record
 from worker.agent.client import ApiClient
-from worker.harness.results import BenchResult
+from worker.harness.results.result import BenchResult
 from worker.harness.validate import validate_result_stream
 
 pytestmark = pytest.mark.django_db

@@ -29,7 +29,16 @@ def harness(rng: np.random.Generator, *, speedup: float, levels=(1, 4, 16), n=60
             "concurrency": c,
             "output_tokens_per_s": 50.0 * gain * c,
             "requests_per_s": 2.0 * c,
-            "speculation": {"acceptance_rate": 0.8 / slow, "mean_acceptance_length": 2.4 / slow}
+            "speculation": {
+                "acceptance_rate": 0.8 / slow,
+                "mean_acceptance_length": 2.4 / slow,
+                # Per draft position: falling with position, and with load; none at c=16.
+                **(
+                    {"drafts": 100, "accepted_per_position": [round(n / slow) for n in (90, 60, 30)]}
+                    if c < 16
+                    else {}
+                ),
+            }
             if spec
             else "not reported",
             "memory": {"peak_gib": 60 + c, "headroom_gib": 20 - c},

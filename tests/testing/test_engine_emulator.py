@@ -13,9 +13,10 @@ import pytest
 
 from tests.support.launcher import Emulator
 from tests.support.prompts import write_prompts
-from worker.harness import speculation as spec
+from worker.harness.acceptance import sglang as sglang_acceptance
+from worker.harness.acceptance.prometheus import parse
 from worker.harness.plan import BenchPlan
-from worker.harness.results import SpeculationReported
+from worker.harness.results.speculation import SpeculationReported
 from worker.harness.runner import run_benchmark
 
 NGRAM5 = json.dumps({"method": "ngram", "num_speculative_tokens": 5, "prompt_lookup_max": 5})
@@ -33,7 +34,9 @@ def stream(emulator: Emulator, body: dict[str, Any], path: str = "/v1/completion
 
 
 def counters(emulator: Emulator) -> dict[str, float]:
-    return spec.parse_prometheus(emulator.metrics())
+    """Each metric summed over its series, a counter's `_total` left off."""
+    metrics = parse(emulator.metrics())
+    return {name.removesuffix("_total"): metrics.total(name) or 0.0 for name in metrics.samples}
 
 
 def test_vllm_counts_a_step_of_k_tokens_as_one_draft_with_k_minus_1_accepted(emulator: Start) -> None:
@@ -88,7 +91,8 @@ def test_sglang_reports_its_server_args_and_acceptance_per_dp_rank(emulator: Sta
     stream(sglang, {"max_tokens": 4})  # rank 1: one step of 4
     states = sglang.get_json("/get_server_info")["internal_states"]  # the deprecated alias
     assert [s["avg_spec_accept_length"] for s in states] == [3.0, 4.0]
-    assert spec.from_sglang_info(sglang.get_json("/get_server_info")).mean_acceptance_length == 3.0
+    got = sglang_acceptance.from_server_info(info, sglang.get_json("/get_server_info"))
+    assert got.reported and got.mean_acceptance_length_by_rank == [3.0, 4.0]
     assert sglang.get("/metrics")[0] == 404  # only with --enable-metrics
 
 

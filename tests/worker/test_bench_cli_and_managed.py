@@ -14,7 +14,7 @@ from tests.support.launcher import REFERENCE, REPO, emulator_argv, reserved_port
 from tests.support.prompts import write_prompts
 from worker.engines.managed import EngineStartError, ManagedServer
 from worker.harness.plan import BenchPlan, ManagedEngine
-from worker.harness.results import BenchResult
+from worker.harness.results.result import BenchResult
 from worker.harness.runner import run_benchmark
 
 LEVEL_KEYS = {"ttft_ms", "tpot_ms", "itl_chunk_ms", "e2e_ms", "tokens_per_chunk", "output_tokens_per_s",

@@ -16,7 +16,8 @@ import pytest
 
 from tests.support.prompts import write_prompts
 from worker.harness.plan import BenchPlan
-from worker.harness.results import BenchResult, SpeculationReported
+from worker.harness.results.result import BenchResult
+from worker.harness.results.speculation import SpeculationReported
 from worker.harness.runner import run_benchmark
 from worker.workloads import load_workload
 

@@ -9,7 +9,7 @@ import pytest
 from tests.support.launcher import reserved_port
 from tests.support.prompts import write_prompts
 from worker.harness.plan import BenchPlan
-from worker.harness.results import BenchResult
+from worker.harness.results.result import BenchResult
 from worker.harness.runner import run_benchmark
 
 FAST = ("--ttft-ms", "5", "--step-ms", "2")

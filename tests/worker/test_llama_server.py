@@ -8,7 +8,8 @@ import pytest
 from tests.support.launcher import reserved_port
 from worker.engines.llamacpp import llama_server_binary
 from worker.harness.plan import BenchPlan
-from worker.harness.results import BenchResult, SpeculationNotReported, SpeculationReported
+from worker.harness.results.result import BenchResult
+from worker.harness.results.speculation import SpeculationNotReported, SpeculationReported
 from worker.harness.runner import run_benchmark
 from worker.harness.stability import compare_outputs
 
@@ -59,6 +60,11 @@ def test_ngram_speculation_on_llama_server_is_measured_against_none() -> None:
     # llama.cpp also reports each response's drafts: they add up to the counters.
     per_request = sum(r.speculation.draft_tokens for r in cand.requests if r.speculation)
     assert per_request == cand.speculation.draft_tokens
+    # llama-server's /metrics counts acceptance per draft position too, over the level only
+    # (the warm-up request's drafts are not in it): it sums to the accepted tokens.
+    per_position = cand.speculation.accepted_per_position
+    assert per_position and sum(per_position) == cand.speculation.accepted_tokens, per_position
+    assert per_position[0] == max(per_position)
     assert all(r.output_tokens_source == "usage" for r in cand.requests)
 
     stability = compare_outputs(base.requests, cand.requests)

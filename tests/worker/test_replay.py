@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from worker.harness.plan import BenchPlan
-from worker.harness.results import BenchResult
+from worker.harness.results.result import BenchResult
 from worker.harness.runner import run_benchmark, trace_offsets
 from worker.workloads import load_workload
 

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from tests.support.prompts import write_prompts
 from worker.harness.plan import BenchPlan
-from worker.harness.results import BenchResult
+from worker.harness.results.result import BenchResult
 from worker.harness.runner import run_benchmark
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from worker.harness.plan import BenchPlan
-from worker.harness.results import BenchResult, SpeculationNotReported, SpeculationReported
+from worker.harness.results.result import BenchResult
+from worker.harness.results.speculation import SpeculationNotReported, SpeculationReported
 from worker.harness.runner import run_benchmark
 from worker.harness.stability import compare_outputs
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from worker.harness.plan import BenchPlan
-from worker.harness.results import BenchResult
+from worker.harness.results.result import BenchResult
 from worker.harness.runner import run_benchmark
 from worker.workloads import load_workload
 

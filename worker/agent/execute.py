@@ -23,7 +23,7 @@ from typing import Any
 
 from worker.agent import AGENT_VERSION
 from worker.harness.plan import BenchPlan
-from worker.harness.results import BenchResult, WorkloadInfo
+from worker.harness.results.result import BenchResult, WorkloadInfo
 from worker.spec import ArmName, LoadLevel, RunSpec
 from worker.workloads import Conversation, Workload
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from time import perf_counter
@@ -10,11 +11,14 @@ from typing import Any
 
 import aiohttp
 
-from worker.harness import speculation as spec
+from worker.harness.acceptance import llamacpp, sglang, tgi, vllm
+from worker.harness.acceptance.prometheus import Metrics, parse
+from worker.harness.acceptance.requests import from_requests
 from worker.harness.aggregate import build_level
 from worker.harness.loadgen import Job, LoadGenerator, Progress, Unit, turns_of
 from worker.harness.plan import BenchPlan
-from worker.harness.results import LevelResult, SpeculationNotReported, SpeculationReported
+from worker.harness.results.levels import LevelResult
+from worker.harness.results.speculation import SpeculationNotReported, SpeculationReported
 from worker.harness.stream import Exchange, to_record
 
 
@@ -32,28 +36,50 @@ class Target:
         return self.base_url.rstrip("/").removesuffix("/v1")
 
 
-async def _get_text(session: aiohttp.ClientSession, url: str) -> str | None:
+async def _get(session: aiohttp.ClientSession, url: str) -> tuple[int, str | None]:
     try:
         async with session.get(url, timeout=aiohttp.ClientTimeout(total=10)) as resp:
-            return await resp.text() if resp.status == 200 else None
+            return resp.status, (await resp.text() if resp.status == 200 else None)
     except (aiohttp.ClientError, TimeoutError):
-        return None
+        return 0, None
 
 
-async def _counters(session: aiohttp.ClientSession, target: Target) -> dict[str, float] | None:
-    text = await _get_text(session, target.metrics_url or target.root + "/metrics")
-    return spec.parse_prometheus(text) if text is not None else None
+async def _metrics(session: aiohttp.ClientSession, target: Target) -> Metrics | None:
+    _, text = await _get(session, target.metrics_url or target.root + "/metrics")
+    return parse(text) if text is not None else None
 
 
 async def _sglang_info(session: aiohttp.ClientSession, target: Target) -> dict[str, Any] | None:
-    try:
-        async with session.get(
-            target.root + "/get_server_info", timeout=aiohttp.ClientTimeout(total=10)
-        ) as r:
-            data = await r.json() if r.status == 200 else None
-            return data if isinstance(data, dict) else None
-    except (aiohttp.ClientError, TimeoutError, ValueError):
-        return None
+    """`/server_info`; `/get_server_info` where a release answers 404 (it is the older name)."""
+    for path in sglang.INFO_PATHS:
+        status, text = await _get(session, target.root + path)
+        if status == 404:
+            continue
+        try:
+            data = json.loads(text) if text is not None else None
+        except ValueError:
+            return None
+        return data if isinstance(data, dict) else None
+    return None
+
+
+@dataclass
+class Snapshot:
+    """What an engine says about its speculation at one moment (before or after a level)."""
+
+    metrics: Metrics | None = None
+    info: dict[str, Any] | None = None
+
+
+_METRICS_SERVERS = ("vllm", "llamacpp", "tgi")
+
+
+async def _snapshot(session: aiohttp.ClientSession, target: Target) -> Snapshot:
+    if target.server in _METRICS_SERVERS:
+        return Snapshot(metrics=await _metrics(session, target))
+    if target.server == "sglang":
+        return Snapshot(info=await _sglang_info(session, target))
+    return Snapshot()
 
 
 async def run_levels(
@@ -87,9 +113,7 @@ async def run_levels(
                 continue
             progress.label = f"{kind}={value:g}"
             progress.done, progress.total, progress.errors_hint = 0, turns_of(jobs), 0
-            counters_before = (
-                await _counters(session, target) if target.server in spec.COUNTER_PREFIX else None
-            )
+            before = await _snapshot(session, target)
             if kind == "concurrency":
                 exchanges = await gen.closed_loop(jobs, int(value), deadline)
             else:
@@ -101,22 +125,27 @@ async def run_levels(
                     seed=plan.seed,
                     deadline=deadline,
                 )
-            speculation = await _level_speculation(session, target, counters_before)
+            speculation = await _level_speculation(session, target, before)
             results.append(_finish_level(plan, kind, value, jobs, exchanges, speculation, count_tokens))
     return results
 
 
 async def _level_speculation(
-    session: aiohttp.ClientSession, target: Target, before: dict[str, float] | None
+    session: aiohttp.ClientSession, target: Target, before: Snapshot
 ) -> SpeculationReported | SpeculationNotReported | None:
-    """From the engine's own endpoints; None means "use per-request counts"."""
-    if target.server in spec.COUNTER_PREFIX:
-        result = spec.from_counters(target.server, before, await _counters(session, target))
-        if result.reported or target.server == "vllm":
-            return result
-        return None  # llama-server without --metrics: fall back to per-response timings
+    """From the engine's own endpoints, differenced over the level; None: per-request counts."""
+    after = await _snapshot(session, target)
+    if target.server == "vllm":
+        return vllm.from_metrics(before.metrics, after.metrics)
+    if target.server == "llamacpp":
+        result = llamacpp.from_metrics(before.metrics, after.metrics)
+        # Without --metrics (501), or no counters: each response's timings are the level's.
+        return result if result.reported else None
+    if target.server == "tgi":
+        return tgi.from_metrics(before.metrics, after.metrics)
     if target.server == "sglang":
-        return spec.from_sglang_info(await _sglang_info(session, target))
+        metrics = await _metrics(session, target)  # only with --enable-metrics: quoted, not used
+        return sglang.from_server_info(before.info, after.info, metrics)
     return SpeculationNotReported(reason=f"a {target.server} server reports no speculation metrics here")
 
 
@@ -134,7 +163,7 @@ def _finish_level(
         if r.error is None and r.output_tokens > plan.max_tokens:
             r.error = f"the server returned {r.output_tokens} tokens, more than max_tokens {plan.max_tokens}"
     if speculation is None:
-        speculation = spec.from_requests(records, "llama.cpp timings.draft_n / draft_n_accepted")
+        speculation = from_requests(records, llamacpp.TIMINGS_SOURCE)
     start = min((ex.sent for ex in exchanges), default=0.0)
     end = max((ex.ended for ex in exchanges), default=0.0)
     return build_level(

@@ -21,17 +21,14 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from transformers.generation.streamers import BaseStreamer
 
 from worker.hardware import reset_rss_peak, rss_peak_bytes
-from worker.harness import speculation as spec
+from worker.harness.acceptance.requests import from_requests
 from worker.harness.aggregate import build_level
 from worker.harness.loadgen import Progress
 from worker.harness.plan import BenchPlan, TransformersEngine
-from worker.harness.results import (
-    LevelResult,
-    RequestRecord,
-    RequestSpeculation,
-    Sampling,
-    SpeculationNotReported,
-)
+from worker.harness.results.levels import LevelResult
+from worker.harness.results.requests import RequestRecord, RequestSpeculation
+from worker.harness.results.result import Sampling
+from worker.harness.results.speculation import SpeculationNotReported
 from worker.harness.stats import tpot_ms
 from worker.workloads import Conversation
 
@@ -284,7 +281,7 @@ class TransformersRunner:
         if self.cfg.method == "none":
             speculation: Any = SpeculationNotReported(reason="speculation is off (method none)")
         else:
-            speculation = spec.from_requests(
+            speculation = from_requests(
                 records, "transformers: drafted tokens per step, accepted = step size - 1"
             )
         level = build_level(

@@ -2,15 +2,9 @@
 
 from __future__ import annotations
 
-from worker.harness.results import (
-    SLO,
-    LevelResult,
-    Quantiles,
-    RequestRecord,
-    SpeculationNotReported,
-    SpeculationReported,
-    TokensPerChunk,
-)
+from worker.harness.results.levels import SLO, LevelResult, Quantiles, TokensPerChunk
+from worker.harness.results.requests import RequestRecord
+from worker.harness.results.speculation import SpeculationNotReported, SpeculationReported
 from worker.harness.tally import LevelTally
 
 

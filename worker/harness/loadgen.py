@@ -24,7 +24,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from worker.harness.http1 import ClosedBeforeResponse, Http1Pool, HttpError
-from worker.harness.results import Sampling
+from worker.harness.results.result import Sampling
 from worker.harness.stream import Exchange, answer_text
 
 

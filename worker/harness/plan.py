@@ -10,7 +10,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from worker.harness.results import SLO, Sampling
+from worker.harness.results.levels import SLO
+from worker.harness.results.result import Sampling
 
 ServerKind = Literal["generic", "vllm", "sglang", "tgi", "llamacpp"]
 

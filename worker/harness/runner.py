@@ -19,14 +19,8 @@ from worker.hardware import MemorySampler, hardware_facts, memory_snapshot
 from worker.harness import HARNESS_VERSION
 from worker.harness.loadgen import Progress, Unit, request_body
 from worker.harness.plan import BenchPlan, ManagedEngine, OpenAIEngine, TransformersEngine
-from worker.harness.results import (
-    BenchResult,
-    EngineInfo,
-    LevelResult,
-    MemoryReport,
-    Sampling,
-    WorkloadInfo,
-)
+from worker.harness.results.levels import LevelResult
+from worker.harness.results.result import BenchResult, EngineInfo, MemoryReport, Sampling, WorkloadInfo
 from worker.workloads import Conversation, Prompt, Workload, WorkloadError, load_workload
 
 ProgressCallback = Callable[[Progress], None]

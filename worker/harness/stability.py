@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
-from worker.harness.results import RequestRecord
+from worker.harness.results.requests import RequestRecord
 
 
 class Divergence(BaseModel):

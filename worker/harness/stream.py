@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from worker.harness.results import RequestRecord, RequestSpeculation
+from worker.harness.results.requests import RequestRecord, RequestSpeculation
 from worker.harness.stats import tpot_ms
 
 MS = 1000.0

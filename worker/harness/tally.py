@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
-    from worker.harness.results import SLO, RequestRecord
+    from worker.harness.results.levels import SLO
+    from worker.harness.results.requests import RequestRecord
 
 QUANTILE_KEYS = ("p50", "p90", "p95", "p99")
 _QUANTILES = (0.50, 0.90, 0.95, 0.99)

@@ -15,7 +15,8 @@ from typing import Any
 from pydantic import ValidationError
 from pydantic_core import InitErrorDetails
 
-from worker.harness.results import BenchHeader, RequestRecord
+from worker.harness.results.requests import RequestRecord
+from worker.harness.results.result import BenchHeader
 from worker.harness.tally import LevelTally
 
 # Enough to fix a result by; a broken result of 100,000 requests does not need 100,000.

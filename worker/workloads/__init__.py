@@ -24,7 +24,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from worker.harness.results import Sampling
+from worker.harness.results.result import Sampling
 from worker.workloads.records import (
     LineError,
     Message,

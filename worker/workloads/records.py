@@ -41,7 +41,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from worker.harness.results import Sampling
+from worker.harness.results.result import Sampling
 
 RECORD_FORMAT = "specpact-workload/v1"
 DIGEST_PREFIX = "sha256:"

@@ -26,12 +26,14 @@ claim does not say how many tokens a step drafts):
 - vllm: ``/v1/models``, ``/version``, ``/health``; ``/metrics`` with
   ``vllm:spec_decode_num_drafts_total``, ``…_num_draft_tokens_total``,
   ``…_num_accepted_tokens_total`` and ``…_num_accepted_tokens_per_pos_total{position="i"}``
-  only when speculation is configured (claim: the ``--speculative-config`` object, e.g.
+  only when speculation is configured, one ``engine`` series per ``--dp-size`` rank
+  (claim: the ``--speculative-config`` object, e.g.
   ``{"method": "ngram", "num_speculative_tokens": 5, "prompt_lookup_max": 5}``);
   ``/server_info`` (``?config_format=text|json``) only with ``VLLM_SERVER_DEV_MODE=1`` in
   the emulator's environment. Per-step ``token_ids`` when the request asks
   (``return_token_ids``).
-- sglang: ``/server_info`` and the deprecated ``/get_server_info`` (server args, the
+- sglang: ``/server_info`` and the deprecated ``/get_server_info`` (only the latter with
+  ``--legacy-info-only``, as older releases; server args, the
   claim's ``speculative_*`` args merged in, and ``internal_states[]``, one per
   ``--dp-size`` rank, requests spread round-robin, with ``avg_spec_accept_length``);
   ``/get_model_info``, ``/v1/models``; ``/metrics`` with ``sglang:spec_accept_length`` and

@@ -63,6 +63,7 @@ class Settings:
     dp_size: int = 1
     enable_metrics: bool = False
     llamacpp_metrics: bool = False
+    legacy_info_only: bool = False
     dev_mode: bool = False
 
     @property
@@ -129,9 +130,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tokens-per-chunk", type=int, default=None, help="same as --pattern N")
     p.add_argument("--chunks", type=int, default=0, help="at most this many steps (0: no limit)")
     p.add_argument("--output-tokens", type=int, default=1000, help="at most this many tokens")
-    p.add_argument("--dp-size", type=int, default=1, help="SGLang: data-parallel ranks")
+    p.add_argument("--dp-size", type=int, default=1,
+                   help="data-parallel ranks (SGLang: internal_states; vLLM: engine series)")  # fmt: skip
     p.add_argument("--enable-metrics", action="store_true", help="SGLang: serve /metrics")
     p.add_argument("--metrics", action="store_true", help="llama.cpp: serve /metrics")
+    p.add_argument("--legacy-info-only", action="store_true",
+                   help="SGLang: only the older /get_server_info, as before /server_info")  # fmt: skip
     return p
 
 
@@ -166,6 +170,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         dp_size=args.dp_size,
         enable_metrics=args.enable_metrics,
         llamacpp_metrics=args.metrics,
+        legacy_info_only=args.legacy_info_only,
         # vLLM mounts /server_info only in dev mode (vllm/entrypoints/serve/instrumentator/__init__.py).
         dev_mode=os.environ.get("VLLM_SERVER_DEV_MODE", "0") == "1",
     )

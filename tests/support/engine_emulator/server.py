@@ -53,7 +53,8 @@ def _shape_routes(app: web.Application, engine: Engine) -> None:
             router.add_get("/server_info", server_info)
     elif s.shape == "sglang":
         router.add_get("/health", _empty_ok)
-        router.add_get("/server_info", _json(lambda: shapes.sglang_server_info(engine)))
+        if not s.legacy_info_only:
+            router.add_get("/server_info", _json(lambda: shapes.sglang_server_info(engine)))
         router.add_get("/get_server_info", _json(lambda: shapes.sglang_server_info(engine)))  # deprecated
         model_info = {"model_path": s.served_model_name, "tokenizer_path": s.served_model_name,
                       "is_generation": True}  # fmt: skip

@@ -72,15 +72,19 @@ def vllm_metrics(engine: Engine) -> list[str]:
     lines += _metric("vllm:generation_tokens_total", "counter", "Number of generation tokens processed.",
                      [(labels, c.tokens)])  # fmt: skip
     if s.speculative:
+        # One series per engine (data-parallel rank), as SpecDecodingProm labels them.
+        name = s.served_model_name
+        ranks = [(f'{{engine="{i}",model_name="{name}"}}', r) for i, r in enumerate(engine.ranks)]
         lines += _metric("vllm:spec_decode_num_drafts_total", "counter", "Number of spec decoding drafts.",
-                         [(labels, c.drafts)])  # fmt: skip
+                         [(labels, r.drafts) for labels, r in ranks])  # fmt: skip
         lines += _metric("vllm:spec_decode_num_draft_tokens_total", "counter", "Number of draft tokens.",
-                         [(labels, c.draft_tokens)])  # fmt: skip
+                         [(labels, r.draft_tokens) for labels, r in ranks])  # fmt: skip
         lines += _metric("vllm:spec_decode_num_accepted_tokens_total", "counter",
-                         "Number of accepted tokens.", [(labels, c.accepted)])  # fmt: skip
+                         "Number of accepted tokens.", [(lb, r.accepted) for lb, r in ranks])  # fmt: skip
         per_pos = [
-            (f'{{engine="0",model_name="{s.served_model_name}",position="{i}"}}', n)
-            for i, n in enumerate(c.per_pos)
+            (f'{{engine="{i}",model_name="{name}",position="{pos}"}}', n)
+            for i, r in enumerate(engine.ranks)
+            for pos, n in enumerate(r.per_pos)
         ]
         lines += _metric("vllm:spec_decode_num_accepted_tokens_per_pos_total", "counter",
                          "Accepted tokens per draft position.", per_pos)  # fmt: skip

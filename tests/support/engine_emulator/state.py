@@ -28,6 +28,11 @@ class Rank:
     window: deque[tuple[int, int]] = field(
         default_factory=lambda: deque(maxlen=SGLANG_DECODE_LOG_INTERVAL)
     )  # (accepted drafts, proposed drafts) of the latest steps
+    # The rank's share of the counters (vLLM: one `engine` series per data-parallel rank).
+    drafts: int = 0
+    draft_tokens: int = 0
+    accepted: int = 0
+    per_pos: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -74,7 +79,7 @@ class Engine:
 
     def reset(self) -> None:
         self.counters = Counters(per_pos=[0] * self.settings.draft_tokens)
-        self.ranks = [Rank() for _ in range(self.settings.dp_size)]
+        self.ranks = [Rank(per_pos=[0] * self.settings.draft_tokens) for _ in range(self.settings.dp_size)]
         self.arrivals = 0
         self.truth.clear()
 
@@ -110,6 +115,11 @@ class Engine:
         for pos in range(k - 1):
             c.per_pos[pos] += 1
         r = self.ranks[rank]
+        r.drafts += 1
+        r.draft_tokens += self.settings.draft_tokens
+        r.accepted += k - 1
+        for pos in range(k - 1):
+            r.per_pos[pos] += 1
         r.accept_length_sum += k
         r.accept_count += 1
         r.window.append((k - 1, self.settings.draft_tokens))
