@@ -9,7 +9,8 @@ import re
 from typing import Any
 
 from ..engines import asset_role
-from ..engines.llamacpp import BARE_FLAGS, KNOWLEDGE, NGRAM_CACHE_TOKENS
+from ..engines.llamacpp import KNOWLEDGE, NGRAM_CACHE_TOKENS
+from ..engines.llamacpp_help import BARE_FLAGS
 from ..engines.release import ReleaseView
 from ..errors import ContractError
 from .base import Args, ImportResult, Skeleton, import_error
