@@ -29,18 +29,26 @@ from releases_app.services import release_create
 from tests.support.factories import example, make_version, variant
 from tests.support.launcher import REPO, wait_for
 from tests.support.processes import Agent, RedisServer
+from workloads_app.services import UploadOptions, workload_upload
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
 BIN = Path(__file__).resolve().parent / "bin"
-LANE = {
-    "extraction": {
-        "dataset": "builtin:extraction",
-        "concurrency": [8, 16, 32, 64],
-        "requests_per_level": 128,
-        "max_tokens": 512,
-    }
-}
+LANE_SETTINGS = {"concurrency": [8, 16, 32, 64], "requests_per_level": 128, "max_tokens": 512}
+
+
+def _uncapped_extraction_workload(actor: Any) -> str:
+    """A registered workload of 128 extraction prompts that name no `max_tokens` of their
+    own (the built-in lane asks for 96 per prompt), so every request runs to the lane's 512."""
+    lines = [
+        {"prompt": f"Invoice {i}: list every line item with its amount and currency as JSON.\n"}
+        for i in range(128)
+    ]
+    raw = "".join(json.dumps(line) + "\n" for line in lines).encode()
+    upload = workload_upload(
+        name="invoices-uncapped", raw=raw, options=UploadOptions(source="test"), actor=actor
+    )
+    return upload.version.dataset
 
 
 # Release runs of launched engines go to RUN_MANAGED_QUEUE (`pool.gpu` by default, which a
@@ -82,7 +90,8 @@ def broker(settings: Any) -> Any:
 def test_a_real_worker_uploads_a_4x128x512_result_and_the_release_gets_its_verdict(
     live_server: Any, broker: Any, tmp_path: Path, proposer: Any, approver: Any, settings: Any
 ) -> None:
-    doc = variant(example("contract-summaries-ngram"), **{"measurement.workloads": LANE})
+    lane = {"extraction": {"dataset": _uncapped_extraction_workload(proposer), **LANE_SETTINGS}}
+    doc = variant(example("contract-summaries-ngram"), **{"measurement.workloads": lane})
     v1 = make_version("contract-summaries", variant(doc, **{"speculation.num_speculative_tokens": 4}))
     make_version("contract-summaries", variant(doc, **{"speculation.num_speculative_tokens": 6}))
     Route.objects.filter(pk=v1.route_id).update(active_version=v1)
