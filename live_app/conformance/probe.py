@@ -125,12 +125,21 @@ def _positions(engine: str, samples: list[Sample]) -> int | None:
     return len(values) if values else None
 
 
-def _metrics(reading: _Reading, fetcher: Fetcher, base: str, metrics_url: str) -> list[Sample] | None:
+def _metrics(
+    engine: str, reading: _Reading, fetcher: Fetcher, base: str, metrics_url: str
+) -> list[Sample] | None:
     fetched = fetcher.get(metrics_url or base, "" if metrics_url else "/metrics", want_json=False)
     reading.keep("metrics", fetched)
     if not fetched.ok:
         return None
     samples = parse_samples(fetched.text)
+    # An engine's /metrics always carries its own metrics (the generation-token counter at
+    # least); a page without any is not that engine's, and proves nothing about speculation.
+    prefix = _metric_names(engine)[0].split(":")[0].split("_")[0]
+    if not any(s.name.startswith(prefix) for s in samples):
+        reading.evidence["metrics"]["failure"] = f"no {prefix} metrics on the page"
+        reading.failures.append(f"{fetched.url}: no {prefix} metrics on the page")
+        return None
     # Keep only the speculation lines as evidence: a large server's /metrics is long.
     lines = [ln for ln in fetched.text.splitlines() if "spec" in ln and not ln.startswith("#")]
     reading.evidence["metrics"]["body"] = "\n".join(lines)[:2000]
@@ -172,7 +181,7 @@ def _vllm(doc: ContractDocument, r: _Reading, f: Fetcher, base: str, metrics_url
         else:
             for key, value in want.items():
                 r.compare(_field("vllm", key, method), value, got.get(key))
-    samples = _metrics(r, f, base, metrics_url)
+    samples = _metrics("vllm", r, f, base, metrics_url)
     if samples is not None:
         r.counters = _counters_from("vllm", samples)
         speculating = r.counters is not None
@@ -235,7 +244,7 @@ def _tgi(doc: ContractDocument, r: _Reading, f: Fetcher, base: str, metrics_url:
     r.not_reported(METHOD)
     if doc.speculation.method != "none":
         r.not_reported(TOKENS)
-    samples = _metrics(r, f, base, metrics_url)
+    samples = _metrics("tgi", r, f, base, metrics_url)
     name = _named("tgi", "skipped")
     if samples is not None and doc.speculation.num_speculative_tokens:
         accepted = total(samples, name + "_sum")
@@ -278,7 +287,7 @@ def _llamacpp(doc: ContractDocument, r: _Reading, f: Fetcher, base: str, metrics
         n_max = params.get("speculative.n_max")
         if isinstance(n_max, int) and method != "none":
             r.compare(TOKENS, doc.speculation.num_speculative_tokens, n_max)
-    samples = _metrics(r, f, base, metrics_url)
+    samples = _metrics("llamacpp", r, f, base, metrics_url)
     if samples is not None:
         r.counters = _counters_from("llamacpp", samples)
         k = _positions("llamacpp", samples)
