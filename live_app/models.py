@@ -64,6 +64,9 @@ class Probe(models.Model):
         ordering = ["-probed_at", "-id"]
         indexes = [models.Index(fields=["endpoint", "-probed_at"])]
 
+    def __str__(self) -> str:
+        return f"probe of {self.endpoint_id} at {self.probed_at}: {self.state}"
+
 
 class AcceptanceSample(models.Model):
     """The endpoint's cumulative speculation counters at one scrape, and the window since the
@@ -88,6 +91,9 @@ class AcceptanceSample(models.Model):
         ordering = ["-taken_at", "-id"]
         indexes = [models.Index(fields=["endpoint", "-taken_at"])]
 
+    def __str__(self) -> str:
+        return f"sample of {self.endpoint_id} at {self.taken_at}"
+
 
 class AcceptanceAlert(models.Model):
     endpoint = models.ForeignKey(Endpoint, on_delete=models.CASCADE, related_name="alerts")
@@ -105,3 +111,6 @@ class AcceptanceAlert(models.Model):
 
     class Meta:
         ordering = ["-raised_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"alert on {self.endpoint_id}: {self.state}"

@@ -12,7 +12,12 @@ from contracts_app.models import ContractVersion, Route
 from live_app.models import AcceptanceAlert, AcceptanceSample, Endpoint
 from releases_app.choices import ReleaseState
 
-APPROVED_STATES = (ReleaseState.APPROVED, ReleaseState.ACTIVE, ReleaseState.ROLLED_BACK, ReleaseState.SUPERSEDED)
+APPROVED_STATES = (
+    ReleaseState.APPROVED,
+    ReleaseState.ACTIVE,
+    ReleaseState.ROLLED_BACK,
+    ReleaseState.SUPERSEDED,
+)
 
 
 def endpoints_of(route: Route) -> QuerySet[Endpoint]:

@@ -236,7 +236,8 @@ AUDIT_CHECKPOINT_INTERVAL_S = env_int("AUDIT_CHECKPOINT_INTERVAL_S", 3600)
 # the private ranges by default. Loopback is not in the default (a control plane probing
 # itself reaches its own admin ports); add 127.0.0.0/8 for a single-machine setup.
 # Link-local and metadata addresses are refused whatever this says (specpact/outbound.py).
-ENDPOINT_ALLOWED_NETWORKS = env_str("ENDPOINT_ALLOWED_NETWORKS", "10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7")
+_PRIVATE_NETWORKS = "10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7"
+ENDPOINT_ALLOWED_NETWORKS = env_str("ENDPOINT_ALLOWED_NETWORKS", _PRIVATE_NETWORKS)
 # A probe (every request it sends together) ends within this many seconds.
 ENDPOINT_PROBE_TIMEOUT_S = env_int("ENDPOINT_PROBE_TIMEOUT_S", 10)
 # The most one engine answer may be (a /metrics of a large vLLM is well under 1 MiB).
@@ -244,7 +245,8 @@ ENDPOINT_PROBE_MAX_BYTES = env_int("ENDPOINT_PROBE_MAX_BYTES", 4 * 1024 * 1024)
 # Scheduled probes and acceptance samples of every endpoint, on beat.
 ENDPOINT_PROBE_INTERVAL_S = env_int("ENDPOINT_PROBE_INTERVAL_S", 60)
 # Secret references: env names must start with this; files must lie under these folders.
-ENDPOINT_SECRET_ENV_PREFIX = env_str("ENDPOINT_SECRET_ENV_PREFIX", "SPECPACT_ENDPOINT_") or "SPECPACT_ENDPOINT_"
+_REF_PREFIX = "SPECPACT_ENDPOINT_"
+ENDPOINT_SECRET_ENV_PREFIX = env_str("ENDPOINT_SECRET_ENV_PREFIX", _REF_PREFIX) or _REF_PREFIX
 ENDPOINT_SECRET_DIRS = env_list("ENDPOINT_SECRET_DIRS", [str(VAR_DIR / "secrets")])
 
 CELERY_BEAT_SCHEDULE = {

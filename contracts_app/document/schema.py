@@ -268,7 +268,7 @@ class Rollback(_Model):
         default=None,
         min_length=1,
         max_length=MAX_LIST,
-        description="Live triggers with parameters; a trigger proposes the rollback, an approver confirms it.",
+        description="Live triggers with parameters: a trigger proposes the rollback; an approver confirms.",
     )
 
 

@@ -22,8 +22,8 @@ class EndpointIn(serializers.Serializer[Any]):
     auth = serializers.JSONField(
         required=False,
         allow_null=True,
-        help_text='a secret reference, never the secret: {"env": "SPECPACT_ENDPOINT_…"} or {"file": "/path"}; '
-        "sent as Authorization: Bearer <secret>",
+        help_text='a secret reference, never the secret: {"env": "SPECPACT_ENDPOINT_…"} or '
+        '{"file": "/path"}; sent as Authorization: Bearer <secret>',
     )
 
 

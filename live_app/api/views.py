@@ -41,12 +41,16 @@ class EndpointListApi(APIView):
     def get_permissions(self) -> list[Any]:
         return role_permissions("operator" if self.request.method == "POST" else "viewer")
 
-    @extend_schema(responses=EndpointSerializer(many=True), summary="A route's live endpoints, last probe each")
+    @extend_schema(
+        responses=EndpointSerializer(many=True), summary="A route's live endpoints, last probe each"
+    )
     def get(self, request: Request, slug: str) -> Response:
         route = _route(request, slug)
         return Response(EndpointSerializer(endpoints_of(route), many=True).data)
 
-    @extend_schema(request=EndpointIn, responses={201: EndpointSerializer}, summary="Register a live endpoint")
+    @extend_schema(
+        request=EndpointIn, responses={201: EndpointSerializer}, summary="Register a live endpoint"
+    )
     def post(self, request: Request, slug: str) -> Response:
         route = _route(request, slug)
         given = EndpointIn(data=request.data)

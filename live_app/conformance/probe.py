@@ -275,7 +275,7 @@ def _llamacpp(doc: ContractDocument, r: _Reading, f: Fetcher, base: str, metrics
     want_type = spec_type(doc) or ("none" if method == "none" else method)
     slot = slots.data[0] if slots.ok and isinstance(slots.data, list) and slots.data else None
     if isinstance(slot, dict) and isinstance(slot.get("speculative"), bool):
-        params = slot.get("params") if isinstance(slot.get("params"), dict) else {}
+        params: dict[str, Any] = slot["params"] if isinstance(slot.get("params"), dict) else {}
         types = params.get("speculative.types")
         if not slot["speculative"]:
             r.compare(METHOD, want_type, "none")

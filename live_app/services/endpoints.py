@@ -120,7 +120,9 @@ def endpoint_create(
     return endpoint
 
 
-def endpoint_delete(*, endpoint: Endpoint, actor: Actor | Any, reason: str = "", request_id: str = "") -> None:
+def endpoint_delete(
+    *, endpoint: Endpoint, actor: Actor | Any, reason: str = "", request_id: str = ""
+) -> None:
     """Admins only; its probes, samples and alerts go with it (the audit trail keeps them)."""
     who = as_actor(actor)
     require_role(who, "admin")

@@ -82,7 +82,9 @@ def endpoint_probe(*, endpoint: Endpoint, actor: Actor | Any = None, request_id:
         ensure_route_access(who, endpoint.route)
     expected = expected_version(endpoint)
     if expected.version is None:
-        outcome = Outcome(state=ProbeState.UNKNOWN, reason=expected.why_none, probed_at=timezone.now().isoformat())
+        outcome = Outcome(
+            state=ProbeState.UNKNOWN, reason=expected.why_none, probed_at=timezone.now().isoformat()
+        )
     else:
         outcome = _read(endpoint, expected.version)
     probed_at = datetime.fromisoformat(outcome.probed_at)
@@ -123,4 +125,3 @@ def endpoint_probe(*, endpoint: Endpoint, actor: Actor | Any = None, request_id:
     if outcome.counters is not None and expected.version is not None:
         acceptance_record(endpoint=locked, counters=outcome.counters, version=expected.version, at=probed_at)
     return probe
-

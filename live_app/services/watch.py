@@ -10,6 +10,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.utils import timezone
 
 from accounts_app.models import UserRole
 from audit_app.actors import Actor
@@ -31,7 +32,9 @@ WATCH_USERNAME = "specpact-watch"
 def watch_actor() -> Actor:
     """The watch proposes as its own user (a release names a proposer; four eyes then let
     any approver decide it). It has no usable password: nobody signs in as it."""
-    user, created = get_user_model().objects.get_or_create(username=WATCH_USERNAME, defaults={"is_active": True})
+    user, created = get_user_model().objects.get_or_create(
+        username=WATCH_USERNAME, defaults={"is_active": True}
+    )
     if created:
         user.set_unusable_password()
         user.save(update_fields=["password"])
@@ -90,11 +93,13 @@ def acceptance_record(
             below_floor=floor is not None and rate is not None and rate < floor,
         )
     if trigger and reference and floor is not None and sample.below_floor:
-        _maybe_alert(endpoint, version, trigger, reference)
+        _maybe_alert(endpoint, version, trigger, reference, at)
     return sample
 
 
-def _maybe_alert(endpoint: Endpoint, version: ContractVersion, trigger: dict[str, Any], reference: float) -> None:
+def _maybe_alert(
+    endpoint: Endpoint, version: ContractVersion, trigger: dict[str, Any], reference: float, at: datetime
+) -> None:
     windows = int(trigger.get("windows", 3))
     # Windows with traffic only: an idle window says nothing either way.
     recent = list(
@@ -106,12 +111,18 @@ def _maybe_alert(endpoint: Endpoint, version: ContractVersion, trigger: dict[str
         return
     if AcceptanceAlert.objects.filter(endpoint=endpoint, version=version).exists():
         return  # one alert per endpoint and version: the first one is still being decided
-    live = sum(rate for _, rate in recent) / len(recent)
-    alert_raise(endpoint=endpoint, version=version, trigger=trigger, reference=reference, live=live)
+    live = sum(rate or 0.0 for _, rate in recent) / len(recent)
+    alert_raise(endpoint=endpoint, version=version, trigger=trigger, reference=reference, live=live, at=at)
 
 
 def alert_raise(
-    *, endpoint: Endpoint, version: ContractVersion, trigger: dict[str, Any], reference: float, live: float
+    *,
+    endpoint: Endpoint,
+    version: ContractVersion,
+    trigger: dict[str, Any],
+    reference: float,
+    live: float,
+    at: datetime | None = None,
 ) -> AcceptanceAlert:
     """Record the alert and propose the rollback release (a system actor proposes; nothing
     activates). A release already open on the route leaves the alert without a proposal."""
@@ -131,7 +142,7 @@ def alert_raise(
             min_ratio=min_ratio,
             windows=windows,
             reason=reason,
-            raised_at=endpoint.samples.order_by("-taken_at").values_list("taken_at", flat=True).first(),
+            raised_at=at or timezone.now(),
         )
         audit_record(
             actor=actor,
@@ -139,12 +150,21 @@ def alert_raise(
             obj_type="endpoint",
             obj_id=endpoint.pk,
             route=route,
-            after={"alert": alert.pk, "name": endpoint.name, "version": version.number, "live_rate": live,
-                   "benchmark_rate": reference, "min_ratio": min_ratio, "windows": windows},  # fmt: skip
+            after={
+                "alert": alert.pk,
+                "name": endpoint.name,
+                "version": version.number,
+                "live_rate": live,
+                "benchmark_rate": reference,
+                "min_ratio": min_ratio,
+                "windows": windows,
+            },
             reason=reason,
         )
     active = (
-        Release.objects.filter(route=route, candidate_version=version, state=ReleaseState.ACTIVE).order_by("-id").first()
+        Release.objects.filter(route=route, candidate_version=version, state=ReleaseState.ACTIVE)
+        .order_by("-id")
+        .first()
     )
     try:
         if active is None:

@@ -72,7 +72,9 @@ def describe(probe: dict[str, Any] | None) -> str:
     if not probe:
         return "not probed yet"
     text = f"{probe['state']} (version {probe.get('version')}, probed {probe.get('probed_at')})"
-    diffs = [f"{d['path']} {d.get('engine')!r} ≠ {d.get('contract')!r}" for d in probe.get("differences") or []]
+    diffs = [
+        f"{d['path']} {d.get('engine')!r} ≠ {d.get('contract')!r}" for d in probe.get("differences") or []
+    ]
     if diffs:
         text += ": " + "; ".join(diffs)
     elif probe["state"] == "unknown" and probe.get("reason"):

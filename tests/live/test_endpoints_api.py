@@ -25,7 +25,9 @@ def live(emulator: Any) -> Any:
     return emulator(*vllm_claim(), env=DEV)
 
 
-def test_an_operator_registers_an_endpoint_and_the_change_is_audited(route_v1: Any, operator: Any, live: Any) -> None:
+def test_an_operator_registers_an_endpoint_and_the_change_is_audited(
+    route_v1: Any, operator: Any, live: Any
+) -> None:
     client = as_caller("operator", operator).client()
     response = client.post(URL, _body(live.base_url), format="json")
     assert response.status_code == 201, response.content
@@ -60,7 +62,13 @@ def test_a_probe_answers_with_the_result_and_a_state_change_is_audited(
 def test_only_admins_delete(route_v1: Any, operator: Any, admin: Any, live: Any) -> None:
     as_caller("operator", operator).client().post(URL, _body(live.base_url), format="json")
     assert as_caller("operator", operator).client().delete(URL + "prod-eu/").status_code == 403
-    assert as_caller("admin", admin).client().delete(URL + "prod-eu/", {"reason": "gone"}, format="json").status_code == 204
+    assert (
+        as_caller("admin", admin)
+        .client()
+        .delete(URL + "prod-eu/", {"reason": "gone"}, format="json")
+        .status_code
+        == 204
+    )
     assert not Endpoint.objects.exists()
     assert AuditEvent.objects.get(action="endpoint.deleted").before["name"] == "prod-eu"
 
@@ -68,7 +76,9 @@ def test_only_admins_delete(route_v1: Any, operator: Any, admin: Any, live: Any)
 def test_viewers_cannot_register_and_scoped_tokens_see_only_their_routes(
     route_v1: Any, viewer: Any, outsider: Any, live: Any
 ) -> None:
-    assert as_caller("viewer", viewer).client().post(URL, _body(live.base_url), format="json").status_code == 403
+    assert (
+        as_caller("viewer", viewer).client().post(URL, _body(live.base_url), format="json").status_code == 403
+    )
     assert outsider.client().get(URL).status_code == 404
 
 
@@ -110,7 +120,9 @@ def test_the_default_networks_leave_loopback_out(route_v1: Any, operator: Any, s
 
     settings.ENDPOINT_ALLOWED_NETWORKS = shipped.ENDPOINT_ALLOWED_NETWORKS
     assert "127.0.0.0/8" not in shipped.ENDPOINT_ALLOWED_NETWORKS
-    response = as_caller("operator", operator).client().post(URL, _body("http://127.0.0.1:8000"), format="json")
+    response = (
+        as_caller("operator", operator).client().post(URL, _body("http://127.0.0.1:8000"), format="json")
+    )
     assert response.status_code == 400
     assert "outside the allowed networks" in response.json()["errors"][0]["message"]
 
@@ -120,7 +132,9 @@ def test_the_secret_is_resolved_at_probe_time_and_never_shown(
 ) -> None:
     monkeypatch.setenv("SPECPACT_ENDPOINT_PROD_KEY", "sk-very-secret")
     client = as_caller("operator", operator).client()
-    response = client.post(URL, _body(live.base_url, auth={"env": "SPECPACT_ENDPOINT_PROD_KEY"}), format="json")
+    response = client.post(
+        URL, _body(live.base_url, auth={"env": "SPECPACT_ENDPOINT_PROD_KEY"}), format="json"
+    )
     assert response.status_code == 201
     assert response.json()["auth"] == {"env": "SPECPACT_ENDPOINT_PROD_KEY"}
     assert client.post(URL + "prod-eu/probe").json()["state"] == "conforms"

@@ -72,7 +72,9 @@ def _healthy(base: str) -> bool:
 
 def _complete(base: str) -> None:
     body = json.dumps({"prompt": PROMPT, "n_predict": 24, "temperature": 0}).encode()
-    request = urllib.request.Request(base + "/completion", data=body, headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        base + "/completion", data=body, headers={"Content-Type": "application/json"}
+    )
     with urllib.request.urlopen(request, timeout=120) as response:
         response.read()
 
@@ -110,7 +112,11 @@ def test_another_ngram_type_is_drifted_on_the_method(gguf: str) -> None:
     other = [w for w in argv if not w.startswith("--spec") and w not in ("ngram-simple", "3", "8")]
     with _server([*other, *mod]) as base:
         outcome = _probe(doc, base)
-    assert {"path": "speculation.method", "contract": "ngram-simple", "engine": "ngram-mod"} in outcome.differences
+    assert {
+        "path": "speculation.method",
+        "contract": "ngram-simple",
+        "engine": "ngram-mod",
+    } in outcome.differences
 
 
 def test_no_speculation_is_drifted_on_the_method(gguf: str) -> None:
@@ -119,5 +125,6 @@ def test_no_speculation_is_drifted_on_the_method(gguf: str) -> None:
     with _server(plain) as base:
         outcome = _probe(doc, base)
     assert outcome.state == "drifted"
-    assert outcome.differences == [{"path": "speculation.method", "contract": "ngram-simple", "engine": "none"}]
-
+    assert outcome.differences == [
+        {"path": "speculation.method", "contract": "ngram-simple", "engine": "none"}
+    ]

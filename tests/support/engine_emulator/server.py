@@ -123,7 +123,9 @@ def _hostile(mode: str) -> Any:
         if request.method != "GET" or request.path == "/health":
             return await handler(request)
         if mode == "invalid-json":
-            return web.Response(text='{"vllm_config": {"speculative_config": ', content_type="application/json")
+            return web.Response(
+                text='{"vllm_config": {"speculative_config": ', content_type="application/json"
+            )
         if mode == "redirect":
             raise web.HTTPFound("http://169.254.169.254/latest/meta-data/")
         response = web.StreamResponse(headers={"Content-Type": "text/plain"})

@@ -1,0 +1,91 @@
+"""Live endpoints as the pages show them: each endpoint's state in words ("canary drifted:
+num_speculative_tokens 3 ≠ 5", "prod-eu conforms (probed 2 min ago)"), its acceptance
+chart, and the drifted endpoints across routes for the overview and the fleet view."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.utils import timezone
+from django.utils.timesince import timesince
+
+from contracts_app.models import Route
+from dashboard_app.charts import figure_json
+from dashboard_app.charts.live import acceptance_over_time
+from live_app.models import Endpoint
+from live_app.selectors import acceptance_series, alerts_of, benchmark_acceptance, endpoints_of
+
+DRIFTED = "drifted"
+
+
+def _value(value: Any) -> str:
+    return "unset" if value is None else str(value)
+
+
+def state_words(endpoint: Endpoint) -> str:
+    """One endpoint's state as Q1 and the pages say it."""
+    probe = endpoint.last_probe
+    if probe is None:
+        return f"{endpoint.name} not probed yet"
+    if probe.state == DRIFTED:
+        diffs = "; ".join(
+            f"{d['path'].rsplit('.', 1)[-1]} {_value(d.get('engine'))} ≠ {_value(d.get('contract'))}"
+            for d in probe.differences
+        )
+        return f"{endpoint.name} drifted: {diffs}"
+    ago = timesince(probe.probed_at, timezone.now()).split(",")[0].replace("\xa0", " ")
+    words = f"{endpoint.name} {probe.state} (probed {ago} ago)"
+    if probe.state == "unknown" and probe.reason:
+        words += f": {probe.reason[:160]}"
+    return words
+
+
+@dataclass
+class EndpointRow:
+    endpoint: Endpoint
+    words: str
+    chart_id: str
+    chart_json: str | None
+    alerts: list[Any] = field(default_factory=list)
+
+
+def endpoint_rows(route: Route) -> list[EndpointRow]:
+    rows = []
+    for endpoint in endpoints_of(route):
+        samples = acceptance_series(endpoint)
+        alerts = list(alerts_of(endpoint)[:20])
+        chart = None
+        if samples:
+            version = endpoint.last_probe.version if endpoint.last_probe else None
+            reference = benchmark_acceptance(version) if version else None
+            triggers = (version.document.get("rollback") or {}).get("triggers") or [] if version else []
+            trigger = next((t for t in triggers if t.get("kind") == "acceptance_drop"), None)
+            floor = float(trigger["min_ratio"]) * reference if trigger and reference else None
+            chart = figure_json(
+                acceptance_over_time(
+                    name=endpoint.name,
+                    samples=[(s.taken_at.isoformat(), s.window_acceptance_rate, s.reset) for s in samples],
+                    reference=reference,
+                    floor=floor,
+                    alerts=[(a.raised_at.isoformat(), a.live_rate) for a in alerts],
+                )
+            )
+        rows.append(EndpointRow(endpoint, state_words(endpoint), f"live-{endpoint.pk}", chart, alerts))
+    return rows
+
+
+def live_words(route: Route) -> str | None:
+    """What Q1 adds: each endpoint's state, or None when the route has none."""
+    endpoints = list(endpoints_of(route))
+    return "; ".join(state_words(e) for e in endpoints) if endpoints else None
+
+
+def drifted_endpoints() -> list[tuple[str, str]]:
+    """(route slug, words) of every endpoint whose last probe drifted."""
+    qs = (
+        Endpoint.objects.filter(state=DRIFTED)
+        .select_related("route", "last_probe")
+        .order_by("route__slug", "name")
+    )
+    return [(e.route.slug, state_words(e)) for e in qs]
