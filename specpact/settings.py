@@ -171,7 +171,11 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     # Two "format" enums (a contract's yaml/json, a workload's importers): each its own name.
-    "ENUM_NAME_OVERRIDES": {"WorkloadFormatEnum": "workloads_app.models.WorkloadVersion.Format"},
+    "ENUM_NAME_OVERRIDES": {
+        "WorkloadFormatEnum": "workloads_app.models.WorkloadVersion.Format",
+        "LiveProbeStateEnum": "live_app.choices.ProbeState",
+        "LiveEngineEnum": "live_app.choices.EndpointEngine",
+    },
 }
 
 # Celery: the embedded default is kombu's filesystem transport under var/, which needs

@@ -9,7 +9,7 @@ from live_app.models import Endpoint, Probe
 from live_app.secrets import shown_reference
 
 
-class EndpointIn(serializers.Serializer[Any]):
+class LiveEndpointIn(serializers.Serializer[Any]):
     """Shape only; the service checks the values (URLs against the allowed networks)."""
 
     name = serializers.CharField(max_length=40, help_text="e.g. prod-eu, canary")

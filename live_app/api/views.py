@@ -15,7 +15,7 @@ from accounts_app.permissions import ensure_route_access, role_permissions
 from audit_app.actors import actor_from_request
 from contracts_app.models import Route
 from contracts_app.selectors import route_get
-from live_app.api.serializers import DeleteIn, EndpointIn, EndpointSerializer, ProbeSerializer
+from live_app.api.serializers import DeleteIn, LiveEndpointIn, EndpointSerializer, ProbeSerializer
 from live_app.models import Endpoint
 from live_app.selectors import endpoint_get, endpoints_of
 from live_app.services import endpoint_create, endpoint_delete, endpoint_probe
@@ -49,11 +49,11 @@ class EndpointListApi(APIView):
         return Response(EndpointSerializer(endpoints_of(route), many=True).data)
 
     @extend_schema(
-        request=EndpointIn, responses={201: EndpointSerializer}, summary="Register a live endpoint"
+        request=LiveEndpointIn, responses={201: EndpointSerializer}, summary="Register a live endpoint"
     )
     def post(self, request: Request, slug: str) -> Response:
         route = _route(request, slug)
-        given = EndpointIn(data=request.data)
+        given = LiveEndpointIn(data=request.data)
         given.is_valid(raise_exception=True)
         v = given.validated_data
         endpoint = endpoint_create(
