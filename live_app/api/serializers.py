@@ -27,6 +27,18 @@ class LiveEndpointIn(serializers.Serializer[Any]):
     )
 
 
+class EndpointBenchmarkIn(serializers.Serializer[Any]):
+    baseline = serializers.CharField(
+        max_length=40, help_text="the endpoint serving the baseline, e.g. prod-eu"
+    )
+    candidate = serializers.CharField(
+        max_length=40, help_text="the endpoint serving the candidate, e.g. canary"
+    )
+    lane = serializers.CharField(
+        max_length=64, required=False, help_text="needed when the candidate has several"
+    )
+
+
 class DeleteIn(serializers.Serializer[Any]):
     reason = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="")
 

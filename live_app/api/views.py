@@ -15,10 +15,16 @@ from accounts_app.permissions import ensure_route_access, role_permissions
 from audit_app.actors import actor_from_request
 from contracts_app.models import Route
 from contracts_app.selectors import route_get
-from live_app.api.serializers import DeleteIn, LiveEndpointIn, EndpointSerializer, ProbeSerializer
+from live_app.api.serializers import (
+    DeleteIn,
+    EndpointBenchmarkIn,
+    EndpointSerializer,
+    LiveEndpointIn,
+    ProbeSerializer,
+)
 from live_app.models import Endpoint
 from live_app.selectors import endpoint_get, endpoints_of
-from live_app.services import endpoint_create, endpoint_delete, endpoint_probe
+from live_app.services import endpoint_create, endpoint_delete, endpoint_probe, endpoints_run_create
 from specpact.errors import NotFound
 from specpact.middleware import request_id_of
 
@@ -118,3 +124,31 @@ class EndpointProbeApi(APIView):
             endpoint=endpoint, actor=actor_from_request(request), request_id=request_id_of(request)
         )
         return Response(ProbeSerializer(probe).data)
+
+
+class EndpointBenchmarkApi(APIView):
+    def get_permissions(self) -> list[Any]:
+        return role_permissions("operator")
+
+    @extend_schema(
+        request=EndpointBenchmarkIn,
+        responses={201: dict},
+        summary="Benchmark two live endpoints (a standalone openai run)",
+        description="Both endpoints are probed first; a drifted one answers 409 with the differences and "
+        "nothing is created. The run's versions are what the endpoints expect.",
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        route = _route(request, slug)
+        given = EndpointBenchmarkIn(data=request.data)
+        given.is_valid(raise_exception=True)
+        v = given.validated_data
+        run = endpoints_run_create(
+            route=route,
+            baseline=v["baseline"],
+            candidate=v["candidate"],
+            lane=v.get("lane"),
+            actor=actor_from_request(request),
+            request_id=request_id_of(request),
+        )
+        body = {"id": run.pk, "state": run.state, "lane": run.lane, "endpoints": run.endpoints}
+        return Response(body, status=status.HTTP_201_CREATED, headers={"Location": f"/api/v1/runs/{run.pk}/"})
