@@ -5,10 +5,13 @@ Each probe ends within ENDPOINT_PROBE_TIMEOUT_S; one endpoint's failure is its o
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 
 from celery import shared_task
+from django.conf import settings
+from django.utils import timezone
 
-from live_app.models import Endpoint
+from live_app.models import AcceptanceSample, Endpoint, Probe
 from live_app.services import endpoint_probe
 from specpact.errors import DomainError
 
@@ -27,4 +30,15 @@ def probe_endpoints() -> int:
             done += 1
         except DomainError as exc:
             log.warning("probe of endpoint %s failed: %s", pk, exc.detail)
+    history_prune()
     return done
+
+
+def history_prune() -> int:
+    """Delete probes and samples past ENDPOINT_HISTORY_DAYS; each endpoint keeps its last
+    probe. Alerts and the audit trail keep what mattered."""
+    cutoff = timezone.now() - timedelta(days=settings.ENDPOINT_HISTORY_DAYS)
+    kept = Endpoint.objects.exclude(last_probe=None).values("last_probe")
+    probes, _ = Probe.objects.filter(probed_at__lt=cutoff).exclude(pk__in=kept).delete()
+    samples, _ = AcceptanceSample.objects.filter(taken_at__lt=cutoff).delete()
+    return probes + samples

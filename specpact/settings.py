@@ -248,6 +248,9 @@ ENDPOINT_PROBE_TIMEOUT_S = env_int("ENDPOINT_PROBE_TIMEOUT_S", 10)
 ENDPOINT_PROBE_MAX_BYTES = env_int("ENDPOINT_PROBE_MAX_BYTES", 4 * 1024 * 1024)
 # Scheduled probes and acceptance samples of every endpoint, on beat.
 ENDPOINT_PROBE_INTERVAL_S = env_int("ENDPOINT_PROBE_INTERVAL_S", 60)
+# Probes and acceptance samples older than this are deleted by the scheduled probe task
+# (each endpoint's last probe is kept).
+ENDPOINT_HISTORY_DAYS = env_int("ENDPOINT_HISTORY_DAYS", 30)
 # Secret references: env names must start with this; files must lie under these folders.
 _REF_PREFIX = "SPECPACT_ENDPOINT_"
 ENDPOINT_SECRET_ENV_PREFIX = env_str("ENDPOINT_SECRET_ENV_PREFIX", _REF_PREFIX) or _REF_PREFIX

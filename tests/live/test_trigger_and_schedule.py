@@ -66,3 +66,23 @@ def test_beat_probes_every_endpoint(route_v1: Any, operator: Any, emulator: Any)
     assert states == {"prod-eu": "conforms", "gone": "unknown"}
     assert Probe.objects.count() == 2
     assert Probe.objects.get(endpoint__name="gone").reason  # why it is unknown, in words
+
+
+def test_old_history_is_pruned_but_the_last_probe_stays(route_v1: Any, operator: Any, emulator: Any) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from live_app.services import endpoint_probe
+    from live_app.tasks import history_prune
+
+    emu = emulator(*vllm_claim(), env={"VLLM_SERVER_DEV_MODE": "1"})
+    endpoint = endpoint_create(
+        route=route_v1, name="prod-eu", base_url=emu.base_url, engine="vllm", actor=operator
+    )
+    first = endpoint_probe(endpoint=endpoint)
+    last = endpoint_probe(endpoint=endpoint)
+    long_ago = timezone.now() - timedelta(days=settings.ENDPOINT_HISTORY_DAYS + 1)
+    Probe.objects.filter(pk__in=[first.pk, last.pk]).update(probed_at=long_ago)
+    assert history_prune() >= 1
+    assert list(Probe.objects.values_list("pk", flat=True)) == [last.pk]
