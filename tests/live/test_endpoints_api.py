@@ -157,3 +157,18 @@ def test_a_probe_of_an_unreachable_endpoint_is_200_unknown(route_v1: Any, operat
         response = client.post(URL + "prod-eu/probe")
     assert response.status_code == 200
     assert response.json()["state"] == "unknown" and response.json()["reason"]
+
+
+def test_a_trickling_endpoint_does_not_hold_the_request_past_the_probe_limit(
+    route_v1: Any, operator: Any, emulator: Any, settings: Any
+) -> None:
+    import time
+
+    settings.ENDPOINT_PROBE_TIMEOUT_S = 2
+    client = as_caller("operator", operator).client()
+    client.post(URL, _body(emulator("--hostile", "trickle").base_url), format="json")
+    started = time.monotonic()
+    response = client.post(URL + "prod-eu/probe")
+    assert time.monotonic() - started < 3.0
+    assert response.status_code == 200 and response.json()["state"] == "unknown"
+    assert "within" in response.json()["reason"]
