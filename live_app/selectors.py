@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.db.models import QuerySet
 
-from accounts_app.permissions import scope_queryset
 from benchmarks_app.models import RunResult
 from contracts_app.models import ContractVersion, Route
-from live_app.models import AcceptanceAlert, AcceptanceSample, Endpoint
+from live_app.models import Endpoint
 from releases_app.choices import ReleaseState
 
 APPROVED_STATES = (
@@ -22,11 +19,6 @@ APPROVED_STATES = (
 
 def endpoints_of(route: Route) -> QuerySet[Endpoint]:
     return Endpoint.objects.filter(route=route).select_related("last_probe", "last_probe__version")
-
-
-def endpoints_visible_to(subject: Any) -> QuerySet[Endpoint]:
-    qs = Endpoint.objects.select_related("route", "last_probe", "last_probe__version")
-    return scope_queryset(subject, qs)
 
 
 def endpoint_get(route: Route, name: str) -> Endpoint | None:
@@ -46,12 +38,3 @@ def benchmark_acceptance(version: ContractVersion) -> float | None:
         if isinstance((level.get("scalars") or {}).get("acceptance_rate"), (int, float))
     ]
     return sum(rates) / len(rates) if rates else None
-
-
-def acceptance_series(endpoint: Endpoint, limit: int = 500) -> list[AcceptanceSample]:
-    rows = AcceptanceSample.objects.filter(endpoint=endpoint).order_by("-taken_at", "-id")[:limit]
-    return list(reversed(rows))
-
-
-def alerts_of(endpoint: Endpoint) -> QuerySet[AcceptanceAlert]:
-    return AcceptanceAlert.objects.filter(endpoint=endpoint).select_related("version", "release")

@@ -7,14 +7,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.db.models import Prefetch
 from django.utils import timezone
 from django.utils.timesince import timesince
 
 from contracts_app.models import Route
 from dashboard_app.charts import figure_json
 from dashboard_app.charts.live import acceptance_over_time
-from live_app.models import Endpoint
-from live_app.selectors import acceptance_series, alerts_of, benchmark_acceptance, endpoints_of
+from live_app.models import AcceptanceAlert, AcceptanceSample, Endpoint
+from live_app.selectors import benchmark_acceptance, endpoints_of
 
 DRIFTED = "drifted"
 
@@ -50,16 +51,36 @@ class EndpointRow:
     alerts: list[Any] = field(default_factory=list)
 
 
+SERIES_POINTS = 500
+
+
 def endpoint_rows(route: Route) -> list[EndpointRow]:
+    """Constant queries whatever the number of endpoints: the endpoints, their latest
+    samples and alerts (prefetched, sliced per endpoint), one benchmark read per version."""
+    endpoints = endpoints_of(route).prefetch_related(
+        Prefetch(
+            "samples",
+            queryset=AcceptanceSample.objects.order_by("-taken_at", "-id")[:SERIES_POINTS],
+            to_attr="recent_samples",
+        ),
+        Prefetch(
+            "alerts",
+            queryset=AcceptanceAlert.objects.order_by("-raised_at", "-id")[:20],
+            to_attr="recent_alerts",
+        ),
+    )
+    references: dict[int, float | None] = {}
     rows = []
-    for endpoint in endpoints_of(route):
-        samples = acceptance_series(endpoint)
-        alerts = list(alerts_of(endpoint)[:20])
+    for endpoint in endpoints:
+        samples = list(reversed(endpoint.recent_samples))
+        alerts = list(endpoint.recent_alerts)
         chart = None
         if samples:
             version = endpoint.last_probe.version if endpoint.last_probe else None
-            reference = benchmark_acceptance(version) if version else None
-            triggers = (version.document.get("rollback") or {}).get("triggers") or [] if version else []
+            if version is not None and version.pk not in references:
+                references[version.pk] = benchmark_acceptance(version)
+            reference = references.get(version.pk) if version else None
+            triggers = ((version.document.get("rollback") or {}).get("triggers") or []) if version else []
             trigger = next((t for t in triggers if t.get("kind") == "acceptance_drop"), None)
             floor = float(trigger["min_ratio"]) * reference if trigger and reference else None
             chart = figure_json(

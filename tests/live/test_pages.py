@@ -69,3 +69,32 @@ def test_the_acceptance_chart_has_the_live_series(
     figure = json.loads(page[page.index(">", start) + 1 : page.index("</script>", start)])
     live = next(t for t in figure["data"] if t["name"] == "live (per window)")
     assert len(live["y"]) == 2 and all(abs(y - 2 / 5) < 1e-9 for y in live["y"])  # pattern 3 of 5 drafted
+
+
+def test_the_route_page_reads_endpoints_in_constant_queries(
+    route_v1: Any, operator: Any, viewer: Any, emulator: Any
+) -> None:
+    from tests.support.query_counts import assert_num_queries
+
+    client = _client(viewer)
+    emu = emulator(*vllm_claim(), env=DEV)
+
+    def add(name: str) -> None:
+        endpoint = endpoint_create(
+            route=route_v1, name=name, base_url=emu.base_url, engine="vllm", actor=operator
+        )
+        for _ in range(2):
+            stream(emu, 1)
+            endpoint_probe(endpoint=endpoint, actor=operator)
+
+    add("prod-eu")
+    client.get("/routes/contract-summaries/")  # the session row exists from here on
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as one:
+        assert client.get("/routes/contract-summaries/").status_code == 200
+    add("canary")
+    add("eu-west")
+    with assert_num_queries(len(one.captured_queries)):
+        assert client.get("/routes/contract-summaries/").status_code == 200
