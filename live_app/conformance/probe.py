@@ -146,14 +146,30 @@ def _metrics(
     return samples
 
 
-def _model_of(data: Any) -> str | None:
+def _models_of(data: Any) -> list[str]:
+    """The names a model list gives its first model: vLLM's ModelCard `root` is the model
+    path and `id` the served name (vllm/entrypoints/openai/serving_models.py,
+    show_available_models); other engines fill `id`."""
     cards = data.get("data") if isinstance(data, dict) else None
     if isinstance(cards, list) and cards and isinstance(cards[0], dict):
-        # vLLM's ModelCard `root` is the model path; `id` the served name
-        # (vllm/entrypoints/openai/serving_models.py, show_available_models).
-        value = cards[0].get("root") or cards[0].get("id")
-        return str(value) if value is not None else None
-    return None
+        return [str(cards[0][k]) for k in ("root", "id") if cards[0].get(k) is not None]
+    return []
+
+
+def _same_model(contract: str, *reported: str) -> bool:
+    """A deployment often loads the contract's model from a local copy: the same name, or
+    a path ending in the same last component, is the same model."""
+    tail = contract.rstrip("/").rsplit("/", 1)[-1]
+    return any(r == contract or r.rstrip("/").rsplit("/", 1)[-1] == tail for r in reported)
+
+
+def _compare_model(r: _Reading, doc: ContractDocument, *reported: str) -> None:
+    if reported:
+        r.compare(
+            "target.model",
+            doc.target.model,
+            doc.target.model if _same_model(doc.target.model, *reported) else reported[0],
+        )
 
 
 # vLLM ------------------------------------------------------------------------------
@@ -166,8 +182,8 @@ def _vllm(doc: ContractDocument, r: _Reading, f: Fetcher, base: str, metrics_url
     method = doc.speculation.method
     models = f.get(base, "/v1/models")
     r.keep("v1_models", models)
-    if models.ok and _model_of(models.data) is not None:
-        r.compare("target.model", doc.target.model, _model_of(models.data))
+    if models.ok:
+        _compare_model(r, doc, *_models_of(models.data))
     want = speculative_config(doc)
     info = f.get(base, "/server_info?config_format=json")
     r.keep("server_info", info)
@@ -214,7 +230,7 @@ def _sglang(doc: ContractDocument, r: _Reading, f: Fetcher, base: str, metrics_u
     if info.ok and isinstance(info.data, dict):
         args = info.data
         if args.get("model_path") is not None:
-            r.compare("target.model", doc.target.model, args.get("model_path"))
+            _compare_model(r, doc, str(args["model_path"]))
         algorithm = args.get("speculative_algorithm")
         if not want or algorithm in (None, "", "NONE"):
             r.compare(METHOD, want.get("speculative_algorithm", "none"), algorithm or "none")
@@ -238,7 +254,8 @@ def _tgi(doc: ContractDocument, r: _Reading, f: Fetcher, base: str, metrics_url:
     info = f.get(base, "/info")
     r.keep("info", info)
     if info.ok and isinstance(info.data, dict):
-        r.compare("target.model", doc.target.model, info.data.get("model_id"))
+        if info.data.get("model_id") is not None:
+            _compare_model(r, doc, str(info.data["model_id"]))
         if doc.target.revision and info.data.get("model_sha"):
             r.compare("target.revision", doc.target.revision, info.data.get("model_sha"))
     r.not_reported(METHOD)
@@ -267,9 +284,7 @@ def _llamacpp(doc: ContractDocument, r: _Reading, f: Fetcher, base: str, metrics
     props = f.get(base, "/props")
     r.keep("props", props)
     if props.ok and isinstance(props.data, dict) and props.data.get("model_path"):
-        got = str(props.data["model_path"])
-        same = got == doc.target.model or got.rsplit("/", 1)[-1] == doc.target.model.rsplit("/", 1)[-1]
-        r.compare("target.model", doc.target.model, doc.target.model if same else got)
+        _compare_model(r, doc, str(props.data["model_path"]))
     slots = f.get(base, "/slots")
     r.keep("slots", slots)
     want_type = spec_type(doc) or ("none" if method == "none" else method)

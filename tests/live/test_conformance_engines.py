@@ -146,3 +146,12 @@ def test_counters_are_read_for_the_watch(emulator: Any) -> None:
     truth = emu.counters()
     assert outcome.counters.draft_tokens == truth["draft_tokens"]
     assert outcome.counters.accepted_tokens == truth["accepted_tokens"]
+
+
+def test_the_contract_model_loaded_from_a_local_path_is_the_same_model(emulator: Any) -> None:
+    claim = json.dumps(
+        {"method": "ngram", "num_speculative_tokens": 5, "prompt_lookup_min": 2, "prompt_lookup_max": 5}
+    )
+    emu = emulator("--served-model-name", "/models/Llama-3.1-8B-Instruct", "--speculation", claim, env=DEV)
+    outcome = _probe(emu, contract())
+    assert outcome.state == "conforms", outcome.differences
