@@ -49,6 +49,7 @@ INSTALLED_APPS = [
     "workloads_app",
     "releases_app",
     "benchmarks_app",
+    "live_app",
     "dashboard_app",
 ]
 
@@ -170,7 +171,11 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     # Two "format" enums (a contract's yaml/json, a workload's importers): each its own name.
-    "ENUM_NAME_OVERRIDES": {"WorkloadFormatEnum": "workloads_app.models.WorkloadVersion.Format"},
+    "ENUM_NAME_OVERRIDES": {
+        "WorkloadFormatEnum": "workloads_app.models.WorkloadVersion.Format",
+        "LiveProbeStateEnum": "live_app.choices.ProbeState",
+        "LiveEngineEnum": "live_app.choices.EndpointEngine",
+    },
 }
 
 # Celery: the embedded default is kombu's filesystem transport under var/, which needs
@@ -231,6 +236,26 @@ AUDIT_CHECKPOINT_INTERVAL_S = env_int("AUDIT_CHECKPOINT_INTERVAL_S", 3600)
 
 # Beat's schedule. Expiring each tick at its interval keeps a backlog of ticks from
 # piling up while the control-plane worker is down; every task is safe to overlap itself.
+# Live endpoints (live_app). Where the control plane may probe: comma-separated CIDRs;
+# the private ranges by default. Loopback is not in the default (a control plane probing
+# itself reaches its own admin ports); add 127.0.0.0/8 for a single-machine setup.
+# Link-local and metadata addresses are refused whatever this says (specpact/outbound.py).
+_PRIVATE_NETWORKS = "10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7"
+ENDPOINT_ALLOWED_NETWORKS = env_str("ENDPOINT_ALLOWED_NETWORKS", _PRIVATE_NETWORKS)
+# A probe (every request it sends together) ends within this many seconds.
+ENDPOINT_PROBE_TIMEOUT_S = env_int("ENDPOINT_PROBE_TIMEOUT_S", 10)
+# The most one engine answer may be (a /metrics of a large vLLM is well under 1 MiB).
+ENDPOINT_PROBE_MAX_BYTES = env_int("ENDPOINT_PROBE_MAX_BYTES", 4 * 1024 * 1024)
+# Scheduled probes and acceptance samples of every endpoint, on beat.
+ENDPOINT_PROBE_INTERVAL_S = env_int("ENDPOINT_PROBE_INTERVAL_S", 60)
+# Probes and acceptance samples older than this are deleted by the scheduled probe task
+# (each endpoint's last probe is kept).
+ENDPOINT_HISTORY_DAYS = env_int("ENDPOINT_HISTORY_DAYS", 30)
+# Secret references: env names must start with this; files must lie under these folders.
+_REF_PREFIX = "SPECPACT_ENDPOINT_"
+ENDPOINT_SECRET_ENV_PREFIX = env_str("ENDPOINT_SECRET_ENV_PREFIX", _REF_PREFIX) or _REF_PREFIX
+ENDPOINT_SECRET_DIRS = env_list("ENDPOINT_SECRET_DIRS", [str(VAR_DIR / "secrets")])
+
 CELERY_BEAT_SCHEDULE = {
     "benchmarks-relay-outbox": {
         "task": "benchmarks_app.relay_outbox",
@@ -246,6 +271,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "releases_app.conclude_left_behind",
         "schedule": float(RUN_SWEEP_INTERVAL_S),
         "options": {"expires": float(RUN_SWEEP_INTERVAL_S)},
+    },
+    "live-probe-endpoints": {
+        "task": "live_app.probe_endpoints",
+        "schedule": float(ENDPOINT_PROBE_INTERVAL_S),
+        "options": {"expires": float(ENDPOINT_PROBE_INTERVAL_S)},
     },
     "audit-checkpoint": {
         "task": "audit_app.checkpoint",

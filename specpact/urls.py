@@ -9,6 +9,7 @@ api_v1: list[URLPattern | URLResolver] = [
     path("", include("audit_app.api.urls")),
     path("", include("accounts_app.api.urls")),
     path("", include("benchmarks_app.api.urls")),
+    path("", include("live_app.api.urls")),
     path("", include("dashboard_app.api.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves its start-up script as a file (`?script=`), not inline: the

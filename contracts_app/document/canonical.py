@@ -30,6 +30,7 @@ KEYED_LISTS: dict[str, str] = {
     "assets": "role",
     "measurement.improve": "metric",
     "measurement.non_inferiority": "metric",
+    "rollback.triggers": "kind",
 }
 
 

@@ -302,6 +302,7 @@ def _rollback(doc: ContractDocument) -> Iterator[FieldError]:
     if parse_rollback_target(doc.rollback.to) is None:
         yield FieldError("rollback.to", ROLLBACK_TARGET_HELP)
     yield from _duplicates(doc.rollback.when, "rollback.when", "trigger")
+    yield from _duplicates([t.kind for t in doc.rollback.triggers or []], "rollback.triggers", "trigger")
 
 
 def _unused_asset(doc: ContractDocument, asset: Asset) -> bool:

@@ -246,10 +246,29 @@ class Measurement(_Model):
     )
 
 
+class AcceptanceDrop(_Model):
+    """A live floor: the route's endpoints report acceptance below `min_ratio` × what the
+    approving benchmark measured for `windows` windows in a row (live_app's watch)."""
+
+    kind: Literal["acceptance_drop"] = Field(description="Live acceptance fell below the benchmark's.")
+    min_ratio: float = Field(
+        gt=0, le=1, description="Lowest live/benchmarked acceptance rate ratio (0.8 = 80% of it)."
+    )
+    windows: int = Field(default=3, ge=1, le=1000, description="Consecutive windows below the floor.")
+
+
 class Rollback(_Model):
     to: NonEmpty = Field(description="`previous`, `speculation_off`, or `version:N`.")
     when: list[Literal["gate_fail", "output_stability_breach", "latency_regression", "manual"]] = Field(
         default_factory=list, max_length=MAX_LIST, description="What triggers the rollback."
+    )
+    # None, not an empty list, by default: a default fills the canonical JSON, and every
+    # document stored before this field would change its digest.
+    triggers: list[AcceptanceDrop] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_LIST,
+        description="Live triggers with parameters: a trigger proposes the rollback; an approver confirms.",
     )
 
 

@@ -10,6 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from dashboard_app.charts import figure_json, fleet_heatmap
+from dashboard_app.selectors.live import drifted_endpoints
 from dashboard_app.selectors.overview import fleet_cells, route_rows
 
 
@@ -34,6 +35,7 @@ def fleet_page(request: HttpRequest) -> HttpResponse:
         "table": table,
         "unmeasured": [row.route.slug for row in rows if not row.speedups],
         "figure": figure_json(_fit_labels(fleet_heatmap(cells))) if cells else None,
+        "live_drift": drifted_endpoints(),
         "nav": "fleet",
     }
     return render(request, "dashboard/fleet.html", context)

@@ -13,6 +13,7 @@ from contracts_app.models import Route
 from contracts_app.views.pages import route_or_404
 from dashboard_app.filters import OverviewFilterSet
 from dashboard_app.selectors.checklist import route_checklist
+from dashboard_app.selectors.live import drifted_endpoints, endpoint_rows
 from dashboard_app.selectors.overview import route_rows
 from releases_app.models import Release
 from specpact.filtersets import page_queryset
@@ -31,6 +32,7 @@ def routes_overview(request: HttpRequest) -> HttpResponse:
             "form": filterset.form,
             "known_lanes": KNOWN_LANES,
             "filtered": filtered,
+            "live_drift": drifted_endpoints(),
             "nav": "routes",
         },
     )
@@ -52,6 +54,7 @@ def route_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "active": route.active_version,
             "checklist": route_checklist(route),
             "releases": releases,
+            "endpoint_rows": endpoint_rows(route),
             "nav": "routes",
         },
     )

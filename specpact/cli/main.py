@@ -14,7 +14,7 @@ from . import exit_codes
 
 # Each module registers its own subcommands. The server commands (submit, status, approve,
 # rollback, wait) live in `online`; the offline ones work without it.
-COMMAND_MODULES: tuple[str, ...] = ("specpact.cli.offline", "specpact.cli.online")
+COMMAND_MODULES: tuple[str, ...] = ("specpact.cli.offline", "specpact.cli.online", "specpact.cli.endpoints")
 OPTIONAL_MODULES: frozenset[str] = frozenset({"specpact.cli.online"})
 
 

@@ -20,6 +20,7 @@ from dashboard_app.selectors.checklist.answers import (
 )
 from dashboard_app.selectors.checklist.contract import q2_dependencies, q3_compatibility, q4_lanes
 from dashboard_app.selectors.checklist.history import activating_release, q1_method, q6_rollback
+from dashboard_app.selectors.checklist.live import with_live
 from dashboard_app.selectors.checklist.measured import MeasuredLane, measured_lanes, q5_measured
 
 __all__ = [
@@ -47,7 +48,7 @@ def route_checklist(route: Route) -> Checklist:
         route.slug,
         version.number,
         [
-            q1_method(route, version, doc, activation),
+            with_live(q1_method(route, version, doc, activation), route),
             q2_dependencies(route, version, doc),
             q3_compatibility(route, version, doc),
             q4_lanes(route, version, doc),

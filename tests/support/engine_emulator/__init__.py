@@ -65,6 +65,10 @@ Control (the emulator's own, for tests; no engine has them):
   Answers ``{"pattern", "draft_tokens"}``; a bad pattern is a 400 naming ``pattern``.
 - ``GET /admin/counters``: the counters as JSON (what /metrics renders), and the pattern.
 
+Hostile answers (``--hostile huge|invalid-json|trickle|redirect``), for clients that must
+bound what they read: every GET but ``/health`` answers with 50 MB of metric lines, a body
+that is not JSON, one byte every half second, or a redirect to a metadata address.
+
 Per-request modes, by the request's ``model``: the served name (``--served-model-name``,
 default ``test-model``) streams normally; ``http500``; ``flaky`` (every second request is
 a 500); ``garbage`` (a malformed SSE line mid-stream); ``drop`` (the connection closes

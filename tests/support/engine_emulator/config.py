@@ -17,6 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 SHAPES = ("vllm", "sglang", "llamacpp", "tgi")
+# Bad answers on every GET but /health (the launcher's check): a 50 MB /metrics, bodies
+# that are not JSON, or a server that sends one byte every half second.
+HOSTILE = ("", "huge", "invalid-json", "trickle", "redirect")
 
 # Per shape, the claim key that says how many tokens a step drafts.
 # vLLM: SpeculativeConfig.num_speculative_tokens (vllm-project/vllm vllm/config/speculative.py).
@@ -65,6 +68,7 @@ class Settings:
     llamacpp_metrics: bool = False
     legacy_info_only: bool = False
     dev_mode: bool = False
+    hostile: str = ""
 
     @property
     def speculative(self) -> bool:
@@ -136,6 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--metrics", action="store_true", help="llama.cpp: serve /metrics")
     p.add_argument("--legacy-info-only", action="store_true",
                    help="SGLang: only the older /get_server_info, as before /server_info")  # fmt: skip
+    p.add_argument("--hostile", choices=HOSTILE, default="", help="answer info and metrics paths badly")
     return p
 
 
@@ -171,6 +176,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         enable_metrics=args.enable_metrics,
         llamacpp_metrics=args.metrics,
         legacy_info_only=args.legacy_info_only,
+        hostile=args.hostile,
         # vLLM mounts /server_info only in dev mode (vllm/entrypoints/serve/instrumentator/__init__.py).
         dev_mode=os.environ.get("VLLM_SERVER_DEV_MODE", "0") == "1",
     )

@@ -113,10 +113,42 @@ def _admin_routes(app: web.Application, engine: Engine) -> None:
     router.add_get("/admin/counters", _json(lambda: {**engine.counters.as_dict(), "pattern": engine.pattern}))
 
 
+HUGE_BYTES = 50 * 1024 * 1024
+
+
+def _hostile(mode: str) -> Any:
+    """Middleware for ``--hostile``: every GET but /health answers badly."""
+
+    @web.middleware
+    async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+        if request.method != "GET" or request.path == "/health":
+            return await handler(request)
+        if mode == "invalid-json":
+            return web.Response(
+                text='{"vllm_config": {"speculative_config": ', content_type="application/json"
+            )
+        if mode == "redirect":
+            raise web.HTTPFound("http://169.254.169.254/latest/meta-data/")
+        response = web.StreamResponse(headers={"Content-Type": "text/plain"})
+        await response.prepare(request)
+        if mode == "huge":
+            line = b"vllm:spec_decode_num_draft_tokens_total 1.0\n" * 1000
+            for _ in range(HUGE_BYTES // len(line)):
+                await response.write(line)
+        else:  # trickle: one byte every half second, for a minute
+            for _ in range(120):
+                await response.write(b"#")
+                await asyncio.sleep(0.5)
+        await response.write_eof()
+        return response
+
+    return middleware
+
+
 def make_app(settings: Settings) -> web.Application:
     engine = Engine(settings)
     completions = Completions(engine)
-    app = web.Application()
+    app = web.Application(middlewares=[_hostile(settings.hostile)] if settings.hostile else [])
     app.router.add_post("/v1/completions", completions.handle)
     app.router.add_post("/v1/chat/completions", completions.handle)
     _shape_routes(app, engine)

@@ -1,0 +1,112 @@
+"""Live endpoints as the pages show them: each endpoint's state in words ("canary drifted:
+num_speculative_tokens 3 ≠ 5", "prod-eu conforms (probed 2 min ago)"), its acceptance
+chart, and the drifted endpoints across routes for the overview and the fleet view."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import Prefetch
+from django.utils import timezone
+from django.utils.timesince import timesince
+
+from contracts_app.models import Route
+from dashboard_app.charts import figure_json
+from dashboard_app.charts.live import acceptance_over_time
+from live_app.models import AcceptanceAlert, AcceptanceSample, Endpoint
+from live_app.selectors import benchmark_acceptance, endpoints_of
+
+DRIFTED = "drifted"
+
+
+def _value(value: Any) -> str:
+    return "unset" if value is None else str(value)
+
+
+def state_words(endpoint: Endpoint) -> str:
+    """One endpoint's state as Q1 and the pages say it."""
+    probe = endpoint.last_probe
+    if probe is None:
+        return f"{endpoint.name} not probed yet"
+    if probe.state == DRIFTED:
+        diffs = "; ".join(
+            f"{d['path'].rsplit('.', 1)[-1]} {_value(d.get('engine'))} ≠ {_value(d.get('contract'))}"
+            for d in probe.differences
+        )
+        return f"{endpoint.name} drifted: {diffs}"
+    ago = timesince(probe.probed_at, timezone.now()).split(",")[0].replace("\xa0", " ")
+    words = f"{endpoint.name} {probe.state} (probed {ago} ago)"
+    if probe.state == "unknown" and probe.reason:
+        words += f": {probe.reason[:160]}"
+    return words
+
+
+@dataclass
+class EndpointRow:
+    endpoint: Endpoint
+    words: str
+    chart_id: str
+    chart_json: str | None
+    alerts: list[Any] = field(default_factory=list)
+
+
+SERIES_POINTS = 500
+
+
+def endpoint_rows(route: Route) -> list[EndpointRow]:
+    """Constant queries whatever the number of endpoints: the endpoints, their latest
+    samples and alerts (prefetched, sliced per endpoint), one benchmark read per version."""
+    endpoints = endpoints_of(route).prefetch_related(
+        Prefetch(
+            "samples",
+            queryset=AcceptanceSample.objects.order_by("-taken_at", "-id")[:SERIES_POINTS],
+            to_attr="recent_samples",
+        ),
+        Prefetch(
+            "alerts",
+            queryset=AcceptanceAlert.objects.order_by("-raised_at", "-id")[:20],
+            to_attr="recent_alerts",
+        ),
+    )
+    references: dict[int, float | None] = {}
+    rows = []
+    for endpoint in endpoints:
+        samples = list(reversed(endpoint.recent_samples))
+        alerts = list(endpoint.recent_alerts)
+        chart = None
+        if samples:
+            version = endpoint.last_probe.version if endpoint.last_probe else None
+            if version is not None and version.pk not in references:
+                references[version.pk] = benchmark_acceptance(version)
+            reference = references.get(version.pk) if version else None
+            triggers = ((version.document.get("rollback") or {}).get("triggers") or []) if version else []
+            trigger = next((t for t in triggers if t.get("kind") == "acceptance_drop"), None)
+            floor = float(trigger["min_ratio"]) * reference if trigger and reference else None
+            chart = figure_json(
+                acceptance_over_time(
+                    name=endpoint.name,
+                    samples=[(s.taken_at.isoformat(), s.window_acceptance_rate, s.reset) for s in samples],
+                    reference=reference,
+                    floor=floor,
+                    alerts=[(a.raised_at.isoformat(), a.live_rate) for a in alerts],
+                )
+            )
+        rows.append(EndpointRow(endpoint, state_words(endpoint), f"live-{endpoint.pk}", chart, alerts))
+    return rows
+
+
+def live_words(route: Route) -> str | None:
+    """What Q1 adds: each endpoint's state, or None when the route has none."""
+    endpoints = list(endpoints_of(route))
+    return "; ".join(state_words(e) for e in endpoints) if endpoints else None
+
+
+def drifted_endpoints() -> list[tuple[str, str]]:
+    """(route slug, words) of every endpoint whose last probe drifted."""
+    qs = (
+        Endpoint.objects.filter(state=DRIFTED)
+        .select_related("route", "last_probe")
+        .order_by("route__slug", "name")
+    )
+    return [(e.route.slug, state_words(e)) for e in qs]

@@ -1,0 +1,11 @@
+from django.apps import AppConfig
+
+
+class LiveConfig(AppConfig):
+    """Live routes: a route's named endpoints (the deployment, a canary), probed for what the
+    engine itself reports and held against the contract version they should serve, and an
+    acceptance watch over their metrics. Sits above releases_app in the layers: the watch
+    proposes rollback releases and an endpoint may expect an open release's candidate."""
+
+    name = "live_app"
+    default_auto_field = "django.db.models.BigAutoField"

@@ -1,0 +1,353 @@
+"""What each engine says about its speculation, held against the contract version.
+
+Expected values come from the contract's own render for its engine and release
+(`contracts_app.document.adapters`): the engine-native keys and values that launch it.
+Each key's contract path comes from the engine table (`engines/<engine>.py`, `Feature.field`);
+metric and endpoint names too. A difference names the contract path and both values, in
+the engine's vocabulary (`num_speculative_tokens: 5` in the contract, `3` on the engine).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from contracts_app.document import ContractDocument, render
+from contracts_app.document.adapters.llamacpp import spec_type
+from contracts_app.document.adapters.vllm import speculative_config
+from contracts_app.document.engines import KNOWLEDGE, asset_role
+from live_app.conformance.fetch import Fetched, Fetcher
+from live_app.prometheus import Sample, label_values, parse_samples, total
+
+# Paths of the contract a probe holds against the engine where the engine says them.
+METHOD = "speculation.method"
+TOKENS = "speculation.num_speculative_tokens"
+
+
+@dataclass
+class Counters:
+    """Cumulative speculation counters read from the engine (since its start)."""
+
+    source: str
+    draft_tokens: float | None
+    accepted_tokens: float | None
+    drafts: float | None
+
+
+@dataclass
+class Outcome:
+    state: str  # conforms | drifted | unknown
+    differences: list[dict[str, Any]] = field(default_factory=list)
+    unknown: list[str] = field(default_factory=list)
+    evidence: dict[str, Any] = field(default_factory=dict)
+    reason: str = ""
+    counters: Counters | None = None
+    probed_at: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "state": self.state,
+            "differences": self.differences,
+            "unknown": self.unknown,
+            "probed_at": self.probed_at,
+            "reason": self.reason,
+            "evidence": self.evidence,
+        }
+
+
+class _Reading:
+    """Collects one probe's comparisons."""
+
+    def __init__(self) -> None:
+        self.differences: list[dict[str, Any]] = []
+        self.unknown: list[str] = []
+        self.checked: set[str] = set()
+        self.evidence: dict[str, Any] = {}
+        self.failures: list[str] = []
+        self.counters: Counters | None = None
+
+    def compare(self, path: str, contract: Any, engine: Any) -> None:
+        self.checked.add(path)
+        if _norm(contract) != _norm(engine):
+            self.differences.append({"path": path, "contract": contract, "engine": engine})
+
+    def not_reported(self, path: str) -> None:
+        if path not in self.checked and path not in self.unknown:
+            self.unknown.append(path)
+
+    def keep(self, name: str, fetched: Fetched) -> None:
+        self.evidence[name] = fetched.excerpt()
+        if fetched.failure and fetched.status != 404:
+            self.failures.append(f"{fetched.url}: {fetched.failure}")
+
+
+def _norm(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.strip().lower()
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _field(engine: str, name: str, method: str) -> str:
+    """The contract path an engine key or flag carries (asset paths keyed by role)."""
+    kinds = ("key",) if engine == "vllm" else ("flag",)
+    spelled = name if engine == "vllm" else "--" + name.replace("_", "-")
+    feats = [f for f in KNOWLEDGE[engine].features if f.kind in kinds and spelled in f.spellings and f.field]
+    feat = next((f for f in feats if f.method == method), None) or next(iter(feats), None)
+    path = feat.field if feat and feat.field else f"speculation.{name}"
+    if path.startswith("assets."):
+        role = asset_role(method) or "draft"
+        path = f"assets[role={role}].{path.split('.', 1)[1]}"
+    return path
+
+
+def _metric_names(engine: str) -> list[str]:
+    return [f.name for f in KNOWLEDGE[engine].features if f.kind == "metric"]
+
+
+def _named(engine: str, fragment: str) -> str:
+    return next(n for n in _metric_names(engine) if fragment in n)
+
+
+def _counters_from(engine: str, samples: list[Sample]) -> Counters | None:
+    draft = total(samples, _named(engine, "num_draft_tokens"))
+    accepted = total(samples, _named(engine, "num_accepted_tokens_total"))
+    drafts = total(samples, _named(engine, "num_drafts"))
+    if draft is None or accepted is None:
+        return None
+    return Counters(f"{engine} /metrics", draft, accepted, drafts)
+
+
+def _positions(engine: str, samples: list[Sample]) -> int | None:
+    values = label_values(samples, _named(engine, "per_pos"), "position")
+    return len(values) if values else None
+
+
+def _metrics(
+    engine: str, reading: _Reading, fetcher: Fetcher, base: str, metrics_url: str
+) -> list[Sample] | None:
+    fetched = fetcher.get(metrics_url or base, "" if metrics_url else "/metrics", want_json=False)
+    reading.keep("metrics", fetched)
+    if not fetched.ok:
+        return None
+    samples = parse_samples(fetched.text)
+    # An engine's /metrics always carries its own metrics (the generation-token counter at
+    # least); a page without any is not that engine's, and proves nothing about speculation.
+    prefix = _metric_names(engine)[0].split(":")[0].split("_")[0]
+    if not any(s.name.startswith(prefix) for s in samples):
+        reading.evidence["metrics"]["failure"] = f"no {prefix} metrics on the page"
+        reading.failures.append(f"{fetched.url}: no {prefix} metrics on the page")
+        return None
+    # Keep only the speculation lines as evidence: a large server's /metrics is long.
+    lines = [ln for ln in fetched.text.splitlines() if "spec" in ln and not ln.startswith("#")]
+    reading.evidence["metrics"]["body"] = "\n".join(lines)[:2000]
+    return samples
+
+
+def _models_of(data: Any) -> list[str]:
+    """The names a model list gives its first model: vLLM's ModelCard `root` is the model
+    path and `id` the served name (vllm/entrypoints/openai/serving_models.py,
+    show_available_models); other engines fill `id`."""
+    cards = data.get("data") if isinstance(data, dict) else None
+    if isinstance(cards, list) and cards and isinstance(cards[0], dict):
+        return [str(cards[0][k]) for k in ("root", "id") if cards[0].get(k) is not None]
+    return []
+
+
+def _same_model(contract: str, *reported: str) -> bool:
+    """A deployment often loads the contract's model from a local copy: the same name, or
+    a path ending in the same last component, is the same model."""
+    tail = contract.rstrip("/").rsplit("/", 1)[-1]
+    return any(r == contract or r.rstrip("/").rsplit("/", 1)[-1] == tail for r in reported)
+
+
+def _compare_model(r: _Reading, doc: ContractDocument, *reported: str) -> None:
+    if reported:
+        r.compare(
+            "target.model",
+            doc.target.model,
+            doc.target.model if _same_model(doc.target.model, *reported) else reported[0],
+        )
+
+
+# vLLM ------------------------------------------------------------------------------
+# /v1/models (serving_models.py), /server_info?config_format=json only with
+# VLLM_SERVER_DEV_MODE=1 (vllm/entrypoints/serve/instrumentator/server_info.py: its
+# `vllm_config.speculative_config` is the SpeculativeConfig), /metrics with the
+# spec-decode counters only when speculation is configured and one `position` label per
+# draft slot on _num_accepted_tokens_per_pos (vllm/v1/spec_decode/metrics.py).
+def _vllm(doc: ContractDocument, r: _Reading, f: Fetcher, base: str, metrics_url: str) -> None:
+    method = doc.speculation.method
+    models = f.get(base, "/v1/models")
+    r.keep("v1_models", models)
+    if models.ok:
+        _compare_model(r, doc, *_models_of(models.data))
+    want = speculative_config(doc)
+    info = f.get(base, "/server_info?config_format=json")
+    r.keep("server_info", info)
+    config = info.data.get("vllm_config") if info.ok and isinstance(info.data, dict) else None
+    if isinstance(config, dict) and "speculative_config" in config:
+        got = config.get("speculative_config")
+        if not isinstance(got, dict) or not got:
+            r.compare(METHOD, want.get("method", "none"), "none")
+        elif not want:
+            r.compare(METHOD, "none", got.get("method"))
+        else:
+            for key, value in want.items():
+                r.compare(_field("vllm", key, method), value, got.get(key))
+    samples = _metrics("vllm", r, f, base, metrics_url)
+    if samples is not None:
+        r.counters = _counters_from("vllm", samples)
+        speculating = r.counters is not None
+        if METHOD not in r.checked:
+            if speculating != (method != "none"):
+                r.compare(METHOD, method, "speculating (spec_decode counters)" if speculating else "none")
+            elif not speculating:
+                r.compare(METHOD, "none", "none")
+            # Speculating as the contract says, but which method /metrics does not say.
+        k = _positions("vllm", samples)
+        if k is not None and method != "none" and TOKENS not in r.checked:
+            r.compare(TOKENS, doc.speculation.num_speculative_tokens, k)
+    for key in want:
+        r.not_reported(_field("vllm", key, method))
+    r.not_reported(METHOD)
+
+
+# SGLang ----------------------------------------------------------------------------
+# /server_info (/get_server_info before 0.5.6, deprecated after) is
+# dataclasses.asdict(server_args) plus scheduler info and internal_states
+# (sgl-project/sglang python/sglang/srt/entrypoints/http_server.py): the speculative_*
+# server args are the rendered flags' own names.
+def _sglang(doc: ContractDocument, r: _Reading, f: Fetcher, base: str, metrics_url: str) -> None:
+    method = doc.speculation.method
+    info = f.get(base, "/server_info")
+    if info.status == 404:
+        info = f.get(base, "/get_server_info")
+    r.keep("server_info", info)
+    want = render(doc, "sglang").config
+    if info.ok and isinstance(info.data, dict):
+        args = info.data
+        if args.get("model_path") is not None:
+            _compare_model(r, doc, str(args["model_path"]))
+        algorithm = args.get("speculative_algorithm")
+        if not want or algorithm in (None, "", "NONE"):
+            r.compare(METHOD, want.get("speculative_algorithm", "none"), algorithm or "none")
+        else:
+            for key, value in want.items():
+                r.compare(_field("sglang", key, method), value, args.get(key))
+        states = args.get("internal_states")
+        if isinstance(states, list):
+            r.evidence["internal_states"] = states[:16]
+    for key in want:
+        r.not_reported(_field("sglang", key, method))
+    r.not_reported(METHOD)
+
+
+# TGI -------------------------------------------------------------------------------
+# /info (huggingface/text-generation-inference router/src/lib.rs, struct Info): model_id
+# and model_sha, no speculation field; `--speculate` is not reported anywhere.
+# tgi_request_skipped_tokens (backends/v3/src/backend.rs) counts accepted speculated
+# tokens per step: a summary, its _sum and _count.
+def _tgi(doc: ContractDocument, r: _Reading, f: Fetcher, base: str, metrics_url: str) -> None:
+    info = f.get(base, "/info")
+    r.keep("info", info)
+    if info.ok and isinstance(info.data, dict):
+        if info.data.get("model_id") is not None:
+            _compare_model(r, doc, str(info.data["model_id"]))
+        if doc.target.revision and info.data.get("model_sha"):
+            r.compare("target.revision", doc.target.revision, info.data.get("model_sha"))
+    r.not_reported(METHOD)
+    if doc.speculation.method != "none":
+        r.not_reported(TOKENS)
+    samples = _metrics("tgi", r, f, base, metrics_url)
+    name = _named("tgi", "skipped")
+    if samples is not None and doc.speculation.num_speculative_tokens:
+        accepted = total(samples, name + "_sum")
+        steps = total(samples, name + "_count")
+        if accepted is not None and steps is not None:
+            # Drafted = steps × the contract's --speculate N: TGI does not say its N.
+            n = doc.speculation.num_speculative_tokens
+            r.counters = Counters(f"tgi /metrics {name} (drafts of {n}, from the contract)",
+                                  steps * n, accepted, steps)  # fmt: skip
+
+
+# llama.cpp -------------------------------------------------------------------------
+# /slots: each slot's `speculative` flag and, once it served a task, its `params` with
+# the dotted speculative keys ("speculative.types" now, "speculative.n_max" in older
+# builds); /props: model_path (ggml-org/llama.cpp tools/server/server-task.cpp
+# task_params::to_json, tools/server/server-context.cpp). /metrics (with --metrics):
+# llamacpp:spec_decode_* counters and the per-position counter, one label per draft slot.
+def _llamacpp(doc: ContractDocument, r: _Reading, f: Fetcher, base: str, metrics_url: str) -> None:
+    method = doc.speculation.method
+    props = f.get(base, "/props")
+    r.keep("props", props)
+    if props.ok and isinstance(props.data, dict) and props.data.get("model_path"):
+        _compare_model(r, doc, str(props.data["model_path"]))
+    slots = f.get(base, "/slots")
+    r.keep("slots", slots)
+    want_type = spec_type(doc) or ("none" if method == "none" else method)
+    slot = slots.data[0] if slots.ok and isinstance(slots.data, list) and slots.data else None
+    if isinstance(slot, dict) and isinstance(slot.get("speculative"), bool):
+        params: dict[str, Any] = slot["params"] if isinstance(slot.get("params"), dict) else {}
+        types = params.get("speculative.types")
+        if not slot["speculative"]:
+            r.compare(METHOD, want_type, "none")
+        elif method == "none":
+            r.compare(METHOD, "none", types or "speculative")
+        elif isinstance(types, str):
+            got = ",".join(t for t in types.split(",") if t.strip() and t.strip() != "none") or "none"
+            r.compare(METHOD, want_type, got)
+        n_max = params.get("speculative.n_max")
+        if isinstance(n_max, int) and method != "none":
+            r.compare(TOKENS, doc.speculation.num_speculative_tokens, n_max)
+    samples = _metrics("llamacpp", r, f, base, metrics_url)
+    if samples is not None:
+        r.counters = _counters_from("llamacpp", samples)
+        k = _positions("llamacpp", samples)
+        if k is not None and method != "none" and TOKENS not in r.checked:
+            r.compare(TOKENS, doc.speculation.num_speculative_tokens, k)
+    if method != "none":
+        r.not_reported(METHOD)
+        r.not_reported(TOKENS)
+        p = doc.speculation.params
+        if p and p.prompt_lookup_max is not None:
+            r.not_reported("speculation.params.prompt_lookup_max")
+    else:
+        r.not_reported(METHOD)
+
+
+READERS = {"vllm": _vllm, "sglang": _sglang, "tgi": _tgi, "llamacpp": _llamacpp}
+
+
+def probe_engine(
+    doc: ContractDocument, *, engine: str, base_url: str, metrics_url: str, fetcher: Fetcher
+) -> Outcome:
+    """Read the engine and compare. Never raises for what the engine answers: an
+    unreachable or unreadable engine is `unknown` with the reason."""
+    now = datetime.now(UTC).isoformat()
+    reading = _Reading()
+    if doc.target.engine != engine:
+        # The contract renders for its own engine only; another engine serves another route.
+        reading.compare("target.engine", doc.target.engine, engine)
+    else:
+        READERS[engine](doc, reading, fetcher, base_url, metrics_url)
+    if reading.differences:
+        state = "drifted"
+    elif METHOD not in reading.checked and TOKENS not in reading.checked:
+        state = "unknown"
+    else:
+        state = "conforms"
+    reason = "; ".join(reading.failures)
+    if state == "unknown" and not reason:
+        reason = f"{engine} does not report the speculation settings: " + ", ".join(reading.unknown)
+    return Outcome(
+        state=state,
+        differences=reading.differences,
+        unknown=reading.unknown,
+        evidence=reading.evidence,
+        reason=reason,
+        counters=reading.counters,
+        probed_at=now,
+    )

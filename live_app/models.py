@@ -1,0 +1,116 @@
+"""A route's live endpoints, their conformance probes and acceptance samples, and alerts.
+
+An endpoint names what it should serve (`expects`): `active` (the route's active version,
+whatever it is when probed) or `release:<id>` (that release's candidate). Its auth header
+is a *reference* to a secret on the control plane (`{"env": NAME}` or `{"file": PATH}`),
+resolved only when a probe is sent: the secret itself is never stored or shown.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.validators import RegexValidator
+from django.db import models
+
+from live_app.choices import AlertState, EndpointEngine, ProbeState
+
+ENDPOINT_NAME_PATTERN = r"^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$"
+ENDPOINT_NAME_VALIDATOR = RegexValidator(
+    ENDPOINT_NAME_PATTERN, "an endpoint name is 1-40 lowercase letters, digits and inner hyphens"
+)
+
+
+class Endpoint(models.Model):
+    route = models.ForeignKey("contracts_app.Route", on_delete=models.CASCADE, related_name="endpoints")
+    name = models.CharField(max_length=40, validators=[ENDPOINT_NAME_VALIDATOR])
+    base_url = models.CharField(max_length=2048)
+    metrics_url = models.CharField(max_length=2048, blank=True)
+    engine = models.CharField(max_length=16, choices=EndpointEngine.choices)
+    expects = models.CharField(max_length=40, help_text="active, or release:<id>")
+    # {"env": NAME} or {"file": PATH}, optionally {"header": "Authorization", "scheme": "Bearer"}.
+    auth_ref = models.JSONField(null=True, blank=True)
+    state = models.CharField(max_length=16, choices=ProbeState.choices, default=ProbeState.UNKNOWN)
+    last_probe = models.ForeignKey(
+        "live_app.Probe", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["route_id", "name"]
+        constraints = [models.UniqueConstraint(fields=["route", "name"], name="endpoint_name_per_route")]
+
+    def __str__(self) -> str:
+        return f"{self.route_id}/{self.name}"
+
+
+class Probe(models.Model):
+    """One conformance probe: what the engine said, held against the expected version."""
+
+    endpoint = models.ForeignKey(Endpoint, on_delete=models.CASCADE, related_name="probes")
+    state = models.CharField(max_length=16, choices=ProbeState.choices)
+    version = models.ForeignKey(
+        "contracts_app.ContractVersion", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    differences = models.JSONField(default=list)
+    unknown = models.JSONField(default=list)
+    reason = models.TextField(blank=True)
+    evidence = models.JSONField(default=dict)
+    probed_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-probed_at", "-id"]
+        indexes = [models.Index(fields=["endpoint", "-probed_at"])]
+
+    def __str__(self) -> str:
+        return f"probe of {self.endpoint_id} at {self.probed_at}: {self.state}"
+
+
+class AcceptanceSample(models.Model):
+    """The endpoint's cumulative speculation counters at one scrape, and the window since the
+    previous scrape (deltas). A counter that went down is a restart: the sample opens a new
+    series (`reset`) and carries no window."""
+
+    endpoint = models.ForeignKey(Endpoint, on_delete=models.CASCADE, related_name="samples")
+    taken_at = models.DateTimeField()
+    source = models.CharField(max_length=100)
+    draft_tokens = models.FloatField(null=True)
+    accepted_tokens = models.FloatField(null=True)
+    drafts = models.FloatField(null=True)
+    reset = models.BooleanField(default=False)
+    # The window since the previous sample: None when there is no previous one, after a
+    # reset, or when nothing was drafted in between.
+    window_draft_tokens = models.FloatField(null=True)
+    window_acceptance_rate = models.FloatField(null=True)
+    window_mean_acceptance_length = models.FloatField(null=True)
+    below_floor = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["-taken_at", "-id"]
+        indexes = [models.Index(fields=["endpoint", "-taken_at"])]
+
+    def __str__(self) -> str:
+        return f"sample of {self.endpoint_id} at {self.taken_at}"
+
+
+class AcceptanceAlert(models.Model):
+    endpoint = models.ForeignKey(Endpoint, on_delete=models.CASCADE, related_name="alerts")
+    version = models.ForeignKey("contracts_app.ContractVersion", on_delete=models.PROTECT, related_name="+")
+    state = models.CharField(max_length=16, choices=AlertState.choices, default=AlertState.OPEN)
+    live_rate = models.FloatField()
+    benchmark_rate = models.FloatField()
+    min_ratio = models.FloatField()
+    windows = models.PositiveIntegerField()
+    release = models.ForeignKey(
+        "releases_app.Release", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    reason = models.TextField()
+    raised_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-raised_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"alert on {self.endpoint_id}: {self.state}"

@@ -1,0 +1,143 @@
+"""Registering and deleting a route's endpoints."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+
+from accounts_app.permissions import ensure_route_access, require_role
+from audit_app.actors import Actor, as_actor
+from audit_app.services import audit_record
+from contracts_app.models import Route
+from live_app.choices import EndpointEngine
+from live_app.models import ENDPOINT_NAME_PATTERN, Endpoint
+from live_app.secrets import check_reference, shown_reference
+from releases_app.models import Release
+from specpact.errors import Conflict, DomainError, FieldError, NotFound
+from specpact.outbound import OutboundFailed, OutboundPolicy, OutboundRefused, check_url, parse_networks
+
+_EXPECTS = re.compile(r"^(?:active|release:([1-9][0-9]{0,17}))$")
+
+
+def endpoint_policy() -> OutboundPolicy:
+    """Where endpoints may be: `ENDPOINT_ALLOWED_NETWORKS` (link-local and metadata
+    addresses are refused by specpact.outbound whatever it says)."""
+    return OutboundPolicy(allowed=parse_networks(settings.ENDPOINT_ALLOWED_NETWORKS or ""))
+
+
+def _invalid(path: str, message: str) -> DomainError:
+    return DomainError("The request is invalid; see errors.", errors=[FieldError(path, message)])
+
+
+def check_endpoint_url(url: Any, path: str) -> str:
+    if not isinstance(url, str) or not url:
+        raise _invalid(path, "required: an http:// or https:// URL")
+    try:
+        check_url(url, endpoint_policy(), field_path=path)
+    except OutboundFailed as exc:  # a name that does not resolve cannot be checked
+        raise OutboundRefused(path, str(exc)) from None
+    return url
+
+
+def check_expects(route: Route, expects: Any) -> str:
+    match = _EXPECTS.match(expects) if isinstance(expects, str) else None
+    if match is None:
+        raise _invalid("expects", "active, or release:<id> (an open release of this route)")
+    if match.group(1):
+        release = Release.objects.open().filter(route=route, pk=int(match.group(1))).first()
+        if release is None:
+            raise _invalid("expects", f"{route.slug!r} has no open release {match.group(1)}")
+    return str(expects)
+
+
+def endpoint_snapshot(endpoint: Endpoint) -> dict[str, Any]:
+    return {
+        "name": endpoint.name,
+        "base_url": endpoint.base_url,
+        "metrics_url": endpoint.metrics_url,
+        "engine": endpoint.engine,
+        "expects": endpoint.expects,
+        "auth": shown_reference(endpoint.auth_ref),
+    }
+
+
+def endpoint_create(
+    *,
+    route: Route | str,
+    name: Any,
+    base_url: Any,
+    engine: Any,
+    expects: Any = "active",
+    metrics_url: Any = "",
+    auth: Any = None,
+    actor: Actor | Any,
+    request_id: str = "",
+) -> Endpoint:
+    """Register a named endpoint of `route` (operators). Every field checked before anything
+    is written; the URLs against the allowed networks."""
+    who = as_actor(actor)
+    require_role(who, "operator")
+    slug = route.slug if isinstance(route, Route) else str(route)
+    route_obj = Route.objects.filter(slug=slug).first()
+    if route_obj is None:
+        raise NotFound(f"No route {slug!r}.")
+    ensure_route_access(who, route_obj)
+    if not isinstance(name, str) or not re.match(ENDPOINT_NAME_PATTERN, name):
+        raise _invalid("name", "1-40 lowercase letters, digits and inner hyphens, e.g. prod-eu")
+    if engine not in EndpointEngine.values:
+        raise _invalid("engine", f"one of {', '.join(EndpointEngine.values)}")
+    base = check_endpoint_url(base_url, "base_url")
+    metrics = check_endpoint_url(metrics_url, "metrics_url") if metrics_url not in (None, "") else ""
+    expected = check_expects(route_obj, expects)
+    ref = check_reference(auth)
+    with transaction.atomic():
+        try:
+            with transaction.atomic():
+                endpoint = Endpoint.objects.create(
+                    route=route_obj,
+                    name=name,
+                    base_url=base,
+                    metrics_url=metrics,
+                    engine=engine,
+                    expects=expected,
+                    auth_ref=ref,
+                    created_by=who.user,
+                )
+        except IntegrityError:
+            raise Conflict(f"{slug!r} already has an endpoint {name!r}.", code="endpoint_exists") from None
+        audit_record(
+            actor=who,
+            action="endpoint.created",
+            obj_type="endpoint",
+            obj_id=endpoint.pk,
+            route=route_obj,
+            after=endpoint_snapshot(endpoint),
+            request_id=request_id,
+        )
+    return endpoint
+
+
+def endpoint_delete(
+    *, endpoint: Endpoint, actor: Actor | Any, reason: str = "", request_id: str = ""
+) -> None:
+    """Admins only; its probes, samples and alerts go with it (the audit trail keeps them)."""
+    who = as_actor(actor)
+    require_role(who, "admin")
+    ensure_route_access(who, endpoint.route)
+    with transaction.atomic():
+        before = {**endpoint_snapshot(endpoint), "state": endpoint.state}
+        pk = endpoint.pk
+        endpoint.delete()
+        audit_record(
+            actor=who,
+            action="endpoint.deleted",
+            obj_type="endpoint",
+            obj_id=pk,
+            route=endpoint.route,
+            before=before,
+            reason=reason,
+            request_id=request_id,
+        )

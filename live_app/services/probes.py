@@ -1,0 +1,127 @@
+"""Probing an endpoint: what version it should serve, what the engine says, the stored
+probe, the endpoint's state (a change is an audit event) and an acceptance sample for the
+watch. The network part runs outside any transaction and within the probe's deadline."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from accounts_app.permissions import ensure_route_access, require_role
+from audit_app.actors import Actor, as_actor
+from audit_app.services import audit_record
+from contracts_app.document import validate_document
+from contracts_app.models import ContractVersion
+from live_app.choices import ProbeState
+from live_app.conformance import Fetcher, Outcome, probe_engine
+from live_app.models import Endpoint, Probe
+from live_app.secrets import SecretUnavailable, resolve
+from live_app.services.endpoints import endpoint_policy
+from live_app.services.watch import acceptance_record
+from releases_app.models import Release
+from specpact.errors import NotFound
+from specpact.outbound import OutboundRefused
+
+
+@dataclass
+class Expected:
+    version: ContractVersion | None
+    why_none: str = ""
+
+
+def expected_version(endpoint: Endpoint) -> Expected:
+    """`active` → the route's active version now; `release:<id>` → that release's candidate."""
+    route = endpoint.route
+    if endpoint.expects == "active":
+        if route.active_version_id is None:
+            return Expected(None, f"{route.slug!r} has no active version yet")
+        return Expected(ContractVersion.objects.get(pk=route.active_version_id))
+    release_id = int(endpoint.expects.split(":", 1)[1])
+    release = Release.objects.filter(pk=release_id, route=route).select_related("candidate_version").first()
+    if release is None:
+        return Expected(None, f"release {release_id} no longer exists")
+    return Expected(release.candidate_version)
+
+
+def _read(endpoint: Endpoint, version: ContractVersion) -> Outcome:
+    try:
+        headers = resolve(endpoint.auth_ref)
+    except SecretUnavailable as exc:
+        return Outcome(state=ProbeState.UNKNOWN, reason=f"auth: {exc}", probed_at=timezone.now().isoformat())
+    fetcher = Fetcher(
+        endpoint_policy(),
+        deadline_s=float(settings.ENDPOINT_PROBE_TIMEOUT_S),
+        max_bytes=settings.ENDPOINT_PROBE_MAX_BYTES,
+        headers=headers,
+    )
+    doc = validate_document(version.document)
+    try:
+        return probe_engine(
+            doc,
+            engine=endpoint.engine,
+            base_url=endpoint.base_url,
+            metrics_url=endpoint.metrics_url,
+            fetcher=fetcher,
+        )
+    except OutboundRefused as exc:
+        # The networks allowed may have narrowed since the endpoint was registered.
+        return Outcome(state=ProbeState.UNKNOWN, reason=exc.detail, probed_at=timezone.now().isoformat())
+
+
+def endpoint_probe(*, endpoint: Endpoint, actor: Actor | Any = None, request_id: str = "") -> Probe:
+    """Probe now and store the probe. Operators ask (a probe sends requests out); the
+    scheduled probes come with no actor (the system)."""
+    who = as_actor(actor)
+    if actor is not None:
+        require_role(who, "operator")
+        ensure_route_access(who, endpoint.route)
+    expected = expected_version(endpoint)
+    if expected.version is None:
+        outcome = Outcome(
+            state=ProbeState.UNKNOWN, reason=expected.why_none, probed_at=timezone.now().isoformat()
+        )
+    else:
+        outcome = _read(endpoint, expected.version)
+    probed_at = datetime.fromisoformat(outcome.probed_at)
+    with transaction.atomic():
+        locked = Endpoint.objects.select_for_update().select_related("route").filter(pk=endpoint.pk).first()
+        if locked is None:  # deleted while it was probed
+            raise NotFound(f"The endpoint {endpoint.name!r} was deleted.")
+        probe = Probe.objects.create(
+            endpoint=locked,
+            state=outcome.state,
+            version=expected.version,
+            differences=outcome.differences,
+            unknown=outcome.unknown,
+            reason=outcome.reason[:4000],
+            evidence=outcome.evidence,
+            probed_at=probed_at,
+        )
+        before = locked.state
+        locked.state, locked.last_probe = outcome.state, probe
+        locked.save(update_fields=["state", "last_probe"])
+        if before != outcome.state:
+            audit_record(
+                actor=who,
+                action="endpoint.state_changed",
+                obj_type="endpoint",
+                obj_id=locked.pk,
+                route=locked.route,
+                before={"name": locked.name, "state": before},
+                after={
+                    "name": locked.name,
+                    "state": outcome.state,
+                    "version": expected.version.number if expected.version else None,
+                    "differences": outcome.differences,
+                    "reason": outcome.reason[:500],
+                },
+                request_id=request_id,
+            )
+    if outcome.counters is not None and expected.version is not None:
+        acceptance_record(endpoint=locked, counters=outcome.counters, version=expected.version, at=probed_at)
+    return probe

@@ -1,0 +1,181 @@
+"""The acceptance watch: windowed acceptance from counter deltas, held against what the
+approving benchmark measured, and an alert with a proposed rollback when the contract's
+`acceptance_drop` trigger holds for its windows. The watch proposes; it never approves or
+activates: the proposed release needs an approver like any other."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+
+from accounts_app.models import UserRole
+from audit_app.actors import Actor
+from audit_app.services import audit_record
+from contracts_app.models import ContractVersion
+from live_app.choices import AlertState
+from live_app.conformance import Counters
+from live_app.models import AcceptanceAlert, AcceptanceSample, Endpoint
+from live_app.selectors import benchmark_acceptance
+from releases_app.choices import ReleaseState
+from releases_app.models import Release
+from releases_app.services import release_create
+from releases_app.services.rollback import rollback_target
+from specpact.errors import DomainError
+
+WATCH_USERNAME = "specpact-watch"
+
+
+def watch_actor() -> Actor:
+    """The watch proposes as its own user (a release names a proposer; four eyes then let
+    any approver decide it). It has no usable password: nobody signs in as it."""
+    user, created = get_user_model().objects.get_or_create(
+        username=WATCH_USERNAME, defaults={"is_active": True}
+    )
+    if created:
+        user.set_unusable_password()
+        user.save(update_fields=["password"])
+    UserRole.objects.get_or_create(user=user, defaults={"role": "operator"})
+    return Actor(label="system:acceptance-watch", user=user)
+
+
+def _window(previous: AcceptanceSample | None, counters: Counters) -> dict[str, Any]:
+    """Deltas since the previous sample; a counter lower than before is an engine restart,
+    which starts a new series with no window."""
+    out: dict[str, Any] = {"reset": False}
+    if previous is None or previous.draft_tokens is None or counters.draft_tokens is None:
+        return out
+    if counters.draft_tokens < previous.draft_tokens or (counters.accepted_tokens or 0) < (
+        previous.accepted_tokens or 0
+    ):
+        out["reset"] = True
+        return out
+    drafted = counters.draft_tokens - previous.draft_tokens
+    accepted = (counters.accepted_tokens or 0) - (previous.accepted_tokens or 0)
+    out["window_draft_tokens"] = drafted
+    if drafted > 0:
+        out["window_acceptance_rate"] = accepted / drafted
+        if counters.drafts is not None and previous.drafts is not None and counters.drafts > previous.drafts:
+            out["window_mean_acceptance_length"] = 1 + accepted / (counters.drafts - previous.drafts)
+    return out
+
+
+def _trigger(version: ContractVersion) -> dict[str, Any] | None:
+    triggers = (version.document.get("rollback") or {}).get("triggers") or []
+    return next((t for t in triggers if t.get("kind") == "acceptance_drop"), None)
+
+
+def acceptance_record(
+    *, endpoint: Endpoint, counters: Counters, version: ContractVersion, at: datetime
+) -> AcceptanceSample:
+    """Store one sample and its window; raise the alert when the floor held for its windows."""
+    with transaction.atomic():
+        previous = AcceptanceSample.objects.filter(endpoint=endpoint).order_by("-taken_at", "-id").first()
+        window = _window(previous, counters)
+        trigger = _trigger(version)
+        reference = benchmark_acceptance(version)
+        rate = window.get("window_acceptance_rate")
+        floor = float(trigger["min_ratio"]) * reference if trigger and reference else None
+        sample = AcceptanceSample.objects.create(
+            endpoint=endpoint,
+            taken_at=at,
+            source=counters.source[:100],
+            draft_tokens=counters.draft_tokens,
+            accepted_tokens=counters.accepted_tokens,
+            drafts=counters.drafts,
+            reset=window["reset"],
+            window_draft_tokens=window.get("window_draft_tokens"),
+            window_acceptance_rate=rate,
+            window_mean_acceptance_length=window.get("window_mean_acceptance_length"),
+            below_floor=floor is not None and rate is not None and rate < floor,
+        )
+    if trigger and reference and floor is not None and sample.below_floor:
+        _maybe_alert(endpoint, version, trigger, reference, at)
+    return sample
+
+
+def _maybe_alert(
+    endpoint: Endpoint, version: ContractVersion, trigger: dict[str, Any], reference: float, at: datetime
+) -> None:
+    windows = int(trigger.get("windows", 3))
+    # Windows with traffic only: an idle window says nothing either way.
+    recent = list(
+        AcceptanceSample.objects.filter(endpoint=endpoint, window_acceptance_rate__isnull=False)
+        .order_by("-taken_at", "-id")
+        .values_list("below_floor", "window_acceptance_rate")[:windows]
+    )
+    if len(recent) < windows or not all(below for below, _ in recent):
+        return
+    if AcceptanceAlert.objects.filter(endpoint=endpoint, version=version).exists():
+        return  # one alert per endpoint and version: the first one is still being decided
+    live = sum(rate or 0.0 for _, rate in recent) / len(recent)
+    alert_raise(endpoint=endpoint, version=version, trigger=trigger, reference=reference, live=live, at=at)
+
+
+def alert_raise(
+    *,
+    endpoint: Endpoint,
+    version: ContractVersion,
+    trigger: dict[str, Any],
+    reference: float,
+    live: float,
+    at: datetime | None = None,
+) -> AcceptanceAlert:
+    """Record the alert and propose the rollback release (a system actor proposes; nothing
+    activates). A release already open on the route leaves the alert without a proposal."""
+    actor = watch_actor()
+    route = endpoint.route
+    min_ratio, windows = float(trigger["min_ratio"]), int(trigger.get("windows", 3))
+    reason = (
+        f"Live acceptance on {route.slug}/{endpoint.name} was {live:.3f} over the last {windows} windows, "
+        f"below {min_ratio:g} × the benchmarked {reference:.3f} for version {version.number}."
+    )
+    with transaction.atomic():
+        alert = AcceptanceAlert.objects.create(
+            endpoint=endpoint,
+            version=version,
+            live_rate=live,
+            benchmark_rate=reference,
+            min_ratio=min_ratio,
+            windows=windows,
+            reason=reason,
+            raised_at=at or timezone.now(),
+        )
+        audit_record(
+            actor=actor,
+            action="endpoint.acceptance_alert",
+            obj_type="endpoint",
+            obj_id=endpoint.pk,
+            route=route,
+            after={
+                "alert": alert.pk,
+                "name": endpoint.name,
+                "version": version.number,
+                "live_rate": live,
+                "benchmark_rate": reference,
+                "min_ratio": min_ratio,
+                "windows": windows,
+            },
+            reason=reason,
+        )
+    active = (
+        Release.objects.filter(route=route, candidate_version=version, state=ReleaseState.ACTIVE)
+        .order_by("-id")
+        .first()
+    )
+    try:
+        if active is None:
+            raise DomainError(f"no active release of version {version.number} to roll back from", status=409)
+        with transaction.atomic():
+            target = rollback_target(route, active, actor=actor)
+            release = release_create(route=route, candidate_version=target, actor=actor, reason=reason[:1000])
+            alert.release, alert.state = release, AlertState.PROPOSED
+            alert.save(update_fields=["release", "state"])
+    except DomainError as exc:
+        alert.state = AlertState.NOT_PROPOSED
+        alert.reason = f"{reason} No rollback proposed: {exc.detail}"
+        alert.save(update_fields=["state", "reason"])
+    return alert

@@ -1,0 +1,117 @@
+"""`specpact endpoint add|list|probe`: a route's live endpoints (routes/{slug}/endpoints/).
+`probe` exits 0 when the endpoint conforms, 1 when it drifted, 3 when its state is
+unknown (unreachable or not reporting), 2 for invalid input."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from specpact.cli.client import ApiError, Client
+from specpact.cli.exit_codes import FAILED, INVALID, OK, UNREACHABLE
+
+PROBE_EXIT = {"conforms": OK, "drifted": FAILED, "unknown": UNREACHABLE}
+
+
+def register(subparsers: Any) -> None:
+    endpoint = subparsers.add_parser("endpoint", help="a route's live endpoints: add, list, probe")
+    actions = endpoint.add_subparsers(dest="endpoint_command", metavar="ACTION", required=True)
+
+    add = actions.add_parser("add", help="register an endpoint of a route")
+    add.add_argument("route")
+    add.add_argument("name", help="e.g. prod-eu, canary")
+    add.add_argument("--base-url", required=True, help="the OpenAI-compatible server")
+    add.add_argument("--engine", required=True, choices=["vllm", "sglang", "tgi", "llamacpp"])
+    add.add_argument("--expects", default="active", help="active (default) or release:<id>")
+    add.add_argument("--metrics-url", default="", help="default: <base-url>/metrics")
+    secret = add.add_mutually_exclusive_group()
+    secret.add_argument("--auth-env", help="the control plane's environment variable holding the key")
+    secret.add_argument("--auth-file", help="a file on the control plane holding the key")
+    _server_options(add)
+    add.set_defaults(handler=_guarded(cmd_add))
+
+    listing = actions.add_parser("list", help="a route's endpoints and their state")
+    listing.add_argument("route")
+    listing.add_argument("--json", action="store_true")
+    _server_options(listing)
+    listing.set_defaults(handler=_guarded(cmd_list))
+
+    probe = actions.add_parser("probe", help="probe an endpoint now (exit 0 conforms, 1 drifted, 3 unknown)")
+    probe.add_argument("route")
+    probe.add_argument("name")
+    probe.add_argument("--json", action="store_true")
+    _server_options(probe)
+    probe.set_defaults(handler=_guarded(cmd_probe))
+
+
+def _server_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--url", help="SpecPact server URL (default: $SPECPACT_URL)")
+    parser.add_argument("--token", help="API token (default: $SPECPACT_TOKEN)")
+
+
+def _guarded(handler: Any) -> Any:
+    def run(args: argparse.Namespace) -> int:
+        try:
+            code: int = handler(args)
+            return code
+        except ApiError as exc:
+            print(str(exc), file=sys.stderr)
+            return exc.exit_code
+
+    return run
+
+
+def _client(args: argparse.Namespace) -> Client:
+    # A probe may take the server's probe limit (ENDPOINT_PROBE_TIMEOUT_S) and then some.
+    return Client(args.url, args.token, timeout=60.0)
+
+
+def describe(probe: dict[str, Any] | None) -> str:
+    if not probe:
+        return "not probed yet"
+    text = f"{probe['state']} (version {probe.get('version')}, probed {probe.get('probed_at')})"
+    diffs = [
+        f"{d['path']} {d.get('engine')!r} ≠ {d.get('contract')!r}" for d in probe.get("differences") or []
+    ]
+    if diffs:
+        text += ": " + "; ".join(diffs)
+    elif probe["state"] == "unknown" and probe.get("reason"):
+        text += f": {probe['reason']}"
+    return text
+
+
+def cmd_add(args: argparse.Namespace) -> int:
+    body: dict[str, Any] = {"name": args.name, "base_url": args.base_url, "engine": args.engine,
+                            "expects": args.expects}  # fmt: skip
+    if args.metrics_url:
+        body["metrics_url"] = args.metrics_url
+    if args.auth_env:
+        body["auth"] = {"env": args.auth_env}
+    elif args.auth_file:
+        body["auth"] = {"file": args.auth_file}
+    _, endpoint = _client(args).post(f"routes/{args.route}/endpoints/", body)
+    print(f"{args.route}/{endpoint['name']}: registered ({endpoint['engine']} at {endpoint['base_url']}, "
+          f"expects {endpoint['expects']})")  # fmt: skip
+    return OK
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    endpoints = _client(args).get(f"routes/{args.route}/endpoints/")
+    if args.json:
+        print(json.dumps(endpoints, indent=2))
+        return OK
+    if not endpoints:
+        print(f"{args.route}: no endpoints")
+    for e in endpoints:
+        print(f"{e['name']:<16} {e['engine']:<9} {e['expects']:<12} {describe(e.get('last_probe'))}")
+    return OK
+
+
+def cmd_probe(args: argparse.Namespace) -> int:
+    if not args.name:
+        return INVALID
+    _, probe = _client(args).post(f"routes/{args.route}/endpoints/{args.name}/probe")
+    print(json.dumps(probe, indent=2) if args.json else f"{args.route}/{args.name}: {describe(probe)}")
+    return PROBE_EXIT.get(probe.get("state"), UNREACHABLE)
