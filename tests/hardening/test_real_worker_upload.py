@@ -129,6 +129,9 @@ def test_a_real_worker_uploads_a_4x128x512_result_and_the_release_gets_its_verdi
     result = RunResult.objects.get(run=run)
     payload = result.payload
     raw = len(json.dumps(payload, separators=(",", ":")))
+    levels = [level for arm in ("baseline", "candidate") for level in payload[arm]["levels"]]
+    assert [level["errors"] for level in levels] == [0] * 8
+    assert all(r["output_tokens"] == 512 for level in levels for r in level["requests"])
     assert raw > 4 * settings.DATA_UPLOAD_MAX_MEMORY_SIZE  # what the probe saw refused with an HTML 400
     # n-gram with 4 and with 6 speculative tokens: 2 and 3 tokens a chunk (bin/vllm).
     for arm, per_chunk in (("baseline", 2), ("candidate", 3)):
