@@ -226,6 +226,11 @@ RUN_SWEEP_INTERVAL_S = env_int("RUN_SWEEP_INTERVAL_S", 15)
 # AUDIT_DEV_SIGNING_KEY_FILE (under var/, and the log says so); with DEBUG off, none is.
 AUDIT_SIGNING_KEY = env_str("AUDIT_SIGNING_KEY", "") or ""
 AUDIT_DEV_SIGNING_KEY_FILE = str(VAR_DIR / "audit-signing-key.pem") if DEBUG else ""
+# How long an Idempotency-Key's answer is kept (specpact/api/idempotency.py), and how
+# often beat purges the expired ones.
+IDEMPOTENCY_KEY_TTL_S = env_int("IDEMPOTENCY_KEY_TTL_S", 24 * 3600)
+IDEMPOTENCY_PURGE_INTERVAL_S = env_int("IDEMPOTENCY_PURGE_INTERVAL_S", 3600)
+
 # How often beat signs a checkpoint of the chain's head (skipped when no event came since).
 AUDIT_CHECKPOINT_INTERVAL_S = env_int("AUDIT_CHECKPOINT_INTERVAL_S", 3600)
 
@@ -246,6 +251,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "releases_app.conclude_left_behind",
         "schedule": float(RUN_SWEEP_INTERVAL_S),
         "options": {"expires": float(RUN_SWEEP_INTERVAL_S)},
+    },
+    "purge-idempotency-keys": {
+        "task": "specpact.purge_idempotency_keys",
+        "schedule": float(IDEMPOTENCY_PURGE_INTERVAL_S),
+        "options": {"expires": float(IDEMPOTENCY_PURGE_INTERVAL_S)},
     },
     "audit-checkpoint": {
         "task": "audit_app.checkpoint",

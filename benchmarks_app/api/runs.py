@@ -41,6 +41,7 @@ from benchmarks_app.services.lifecycle import (
 )
 from benchmarks_app.services.runs import run_cancel, run_create
 from contracts_app.models import ContractVersion, Route
+from specpact.api.idempotency import idempotent
 from specpact.api.pagination import paginate
 from specpact.errors import DomainError, FieldError, NotFound
 from worker.spec import SPEC_VERSION, spec_json_schema
@@ -70,6 +71,7 @@ class RunListView(GenericAPIView[Run]):
         return paginate(request, self, runs, RunOut)
 
     @extend_schema(request=RunCreateIn, responses={201: RunDetailOut}, summary="Create a standalone run")
+    @idempotent
     def post(self, request: Request) -> Response:
         v = _valid(RunCreateIn, request)
         route = Route.objects.filter(slug=v["route"]).first()

@@ -37,6 +37,7 @@ from contracts_app.document import (
 )
 from contracts_app.filtersets import RouteFilterSet, VersionFilterSet
 from contracts_app.models import ContractVersion, Route
+from specpact.api.idempotency import idempotent
 from specpact.api.pagination import paginate
 from specpact.middleware import request_id_of
 
@@ -61,6 +62,7 @@ class RouteListApi(GenericAPIView[Route]):
         return paginate(request, self, routes, RouteSerializer)
 
     @extend_schema(request=RouteCreateSerializer, responses={201: RouteSerializer})
+    @idempotent
     def post(self, request: Request) -> Response:
         data = RouteCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -98,6 +100,7 @@ class VersionListApi(GenericAPIView[ContractVersion]):
         description="Upload a contract document (JSON, or YAML with Content-Type: application/yaml). "
         "The same document again returns the existing version with 200.",
     )
+    @idempotent
     def post(self, request: Request, slug: str) -> Response:
         existing = Route.objects.filter(slug=slug).first()
         if existing is not None:

@@ -23,6 +23,7 @@ from releases_app.api.serializers import (
 )
 from releases_app.filtersets import ReleaseFilterSet
 from releases_app.models import Release
+from specpact.api.idempotency import idempotent
 from specpact.api.pagination import paginate
 
 
@@ -45,6 +46,7 @@ class ReleaseListApi(GenericAPIView[Release]):
         return paginate(request, self, releases, ReleaseSerializer)
 
     @extend_schema(request=ReleaseCreateSerializer, responses={201: ReleaseDetailSerializer})
+    @idempotent
     def post(self, request: Request) -> Response:
         data = ReleaseCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)

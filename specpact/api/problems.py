@@ -27,6 +27,7 @@ _TITLES = {
     412: "Precondition failed",
     413: "Request body too large",
     415: "Unsupported media type",
+    422: "Unprocessable content",
     428: "Precondition required",
     429: "Too many requests",
 }

@@ -17,6 +17,7 @@ from rest_framework.views import APIView
 
 from accounts_app.permissions import role_permissions
 from audit_app.actors import actor_from_request
+from specpact.api.idempotency import idempotent
 from specpact.api.pagination import paginate
 from specpact.errors import DomainError, FieldError
 from specpact.middleware import request_id_of
@@ -87,6 +88,7 @@ class WorkloadListApi(APIView):
         "query string, or multipart/form-data with the file in `file`. The same content under the same "
         "name again answers 200 with the same digest.",
     )
+    @idempotent(streamed=True)
     def post(self, request: Request) -> Response:
         raw, given = read_upload(request)
         params = UploadParams(data=first_values(given))
