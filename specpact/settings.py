@@ -7,6 +7,7 @@ under var/, DEBUG on. Production sets DEBUG=0, SECRET_KEY, ALLOWED_HOSTS, DATABA
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import dj_database_url
@@ -138,6 +139,18 @@ RUN_RESULT_MAX_BYTES = env_int("RUN_RESULT_MAX_BYTES", 80 * 1024 * 1024)
 # The most rows one page of a list endpoint returns (?limit= is clamped to it).
 API_MAX_PAGE_SIZE = env_int("API_MAX_PAGE_SIZE", 500)
 
+
+def _throttle_rate(name: str, default: str) -> str | None:
+    """DRF's `N/period` (s, m, h, d, or their words), or `off`; anything else fails now,
+    not as a 500 on the first request."""
+    value = (env_str(name, default) or default).strip()
+    if value.lower() == "off":
+        return None
+    if not re.fullmatch(r"[1-9][0-9]*/(s|sec|second|m|min|minute|h|hour|d|day)", value):
+        raise ImproperlyConfigured(f"{name} must be like 1200/min (or off), not {value!r}")
+    return value
+
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "accounts_app.authentication.ApiTokenAuthentication",
@@ -158,7 +171,40 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "specpact.api.problems.problem_exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    # Requests per token (or session user) and per anonymous address (specpact/api/throttles.py).
+    "DEFAULT_THROTTLE_CLASSES": [
+        "specpact.api.throttles.TokenRateThrottle",
+        "specpact.api.throttles.AnonymousRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "token": _throttle_rate("API_THROTTLE_TOKEN_RATE", "1200/min"),
+        "anon": _throttle_rate("API_THROTTLE_ANON_RATE", "120/min"),
+    },
+    # Proxies in front of the web process whose X-Forwarded-For is trusted (0: none).
+    "NUM_PROXIES": env_int("API_NUM_PROXIES", 0),
 }
+
+# The cache behind throttles and the login-attempt limit. CACHE_URL=redis://… shares it
+# between web processes (docker-compose sets it); without it the embedded demo (one web
+# process) keeps it in memory, and a production deployment (DEBUG off) in a database table
+# (`specpact_cache`, created by specpact's migration 0002).
+_cache_url = env_str("CACHE_URL", "") or ""
+if _cache_url.startswith(("redis://", "rediss://", "unix://")):
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _cache_url}}
+elif _cache_url:
+    raise ImproperlyConfigured(f"CACHE_URL must be a redis:// URL, not {_cache_url!r}")
+elif DEBUG:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+else:
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "specpact_cache"}
+    }
+
+# The browser login's attempt limit (accounts_app/login.py): this many failed sign-ins for
+# one username, or from one address, within LOGIN_LOCKOUT_S, and the form answers 429 with
+# Retry-After until the window passes.
+LOGIN_MAX_FAILURES = env_int("LOGIN_MAX_FAILURES", 5)
+LOGIN_LOCKOUT_S = env_int("LOGIN_LOCKOUT_S", 300)
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "SpecPact API",

@@ -156,7 +156,7 @@ def idempotent(view_method: View | None = None, *, streamed: bool = False) -> An
 
     def decorate(method: View) -> View:
         wrapped = _run_once(method, streamed)
-        return extend_schema(parameters=[IDEMPOTENCY_PARAMETER])(wrapped)  # type: ignore[no-any-return]
+        return extend_schema(parameters=[IDEMPOTENCY_PARAMETER])(wrapped)  # type: ignore[return-value]
 
     if view_method is not None:
         return decorate(view_method)
