@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "releases_app",
     "benchmarks_app",
     "dashboard_app",
+    "webhooks_app",
 ]
 
 MIDDLEWARE = [
@@ -277,6 +278,19 @@ AUDIT_DEV_SIGNING_KEY_FILE = str(VAR_DIR / "audit-signing-key.pem") if DEBUG els
 IDEMPOTENCY_KEY_TTL_S = env_int("IDEMPOTENCY_KEY_TTL_S", 24 * 3600)
 IDEMPOTENCY_PURGE_INTERVAL_S = env_int("IDEMPOTENCY_PURGE_INTERVAL_S", 3600)
 
+# Webhooks (webhooks_app): how often beat runs the relay; tries before a delivery is dead;
+# the backoff's base and cap (full jitter); each try's deadline; whether receivers may be
+# on loopback or in private networks (off: only public addresses; link-local and metadata
+# addresses never); the key the stored secrets are encrypted under (unset: SECRET_KEY).
+WEBHOOK_RELAY_INTERVAL_S = env_int("WEBHOOK_RELAY_INTERVAL_S", 5)
+WEBHOOK_MAX_ATTEMPTS = env_int("WEBHOOK_MAX_ATTEMPTS", 8)
+WEBHOOK_RETRY_BASE_S = env_int("WEBHOOK_RETRY_BASE_S", 10)
+WEBHOOK_RETRY_MAX_S = env_int("WEBHOOK_RETRY_MAX_S", 3600)
+WEBHOOK_DEADLINE_S = env_int("WEBHOOK_DEADLINE_S", 10)
+WEBHOOK_ALLOW_LOOPBACK = env_bool("WEBHOOK_ALLOW_LOOPBACK", False)
+WEBHOOK_ALLOW_PRIVATE = env_bool("WEBHOOK_ALLOW_PRIVATE", False)
+WEBHOOK_SECRET_KEY = env_str("WEBHOOK_SECRET_KEY", "") or ""
+
 # How often beat signs a checkpoint of the chain's head (skipped when no event came since).
 AUDIT_CHECKPOINT_INTERVAL_S = env_int("AUDIT_CHECKPOINT_INTERVAL_S", 3600)
 
@@ -297,6 +311,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "releases_app.conclude_left_behind",
         "schedule": float(RUN_SWEEP_INTERVAL_S),
         "options": {"expires": float(RUN_SWEEP_INTERVAL_S)},
+    },
+    "webhooks-relay": {
+        "task": "webhooks_app.relay_deliveries",
+        "schedule": float(WEBHOOK_RELAY_INTERVAL_S),
+        "options": {"expires": float(WEBHOOK_RELAY_INTERVAL_S)},
     },
     "purge-idempotency-keys": {
         "task": "specpact.purge_idempotency_keys",
