@@ -218,6 +218,11 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     # Two "format" enums (a contract's yaml/json, a workload's importers): each its own name.
     "ENUM_NAME_OVERRIDES": {"WorkloadFormatEnum": "workloads_app.models.WorkloadVersion.Format"},
+    # Every operation's problem responses (specpact/api/schema.py), after the enum names.
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "specpact.api.schema.problem_responses",
+    ],
 }
 
 # Celery: the embedded default is kombu's filesystem transport under var/, which needs

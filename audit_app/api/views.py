@@ -49,9 +49,12 @@ class AuditVerifyApi(APIView):
         return Response(verify_audit())
 
 
-class AuditCheckpointListApi(APIView):
+class AuditCheckpointListApi(GenericAPIView[AuditCheckpoint]):
     """Signed checkpoints of the chain's head, oldest first: keep a copy outside the
     database and check it offline with the public key (docs/audit-checkpoints.md)."""
+
+    queryset = AuditCheckpoint.objects.none()  # names the model and the page for the schema
+    serializer_class = CheckpointSerializer
 
     def get_permissions(self) -> list[Any]:
         return role_permissions("viewer")

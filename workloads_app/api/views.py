@@ -10,6 +10,7 @@ from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
+from rest_framework.generics import GenericAPIView
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -30,6 +31,7 @@ from workloads_app.api.serializers import (
 )
 from workloads_app.api.uploads import read_upload, refuse_if_declared_too_large
 from workloads_app.formats import FORMATS
+from workloads_app.models import WorkloadVersion
 from workloads_app.selectors import (
     split_ref,
     workload_by_ref,
@@ -50,8 +52,12 @@ class FormatNamesTheWorkloads(DefaultContentNegotiation):
     settings = SimpleNamespace(URL_FORMAT_OVERRIDE=None)  # type: ignore[assignment]
 
 
-class WorkloadListApi(APIView):
+class WorkloadListApi(GenericAPIView[WorkloadVersion]):
     content_negotiation_class = FormatNamesTheWorkloads
+    # Name the model and the page envelope for the schema; rows: workloads_visible_to().
+    queryset = WorkloadVersion.objects.none()
+    serializer_class = WorkloadSummarySerializer
+    filter_backends: list[Any] = []  # `name` is the only filter, read in get()
 
     def get_permissions(self) -> list[Any]:
         return role_permissions("operator" if self.request.method == "POST" else "viewer")
