@@ -16,7 +16,7 @@ from accounts_app.permissions import require_role
 from audit_app.actors import as_actor
 from audit_app.services import audit_record
 from specpact.errors import DomainError, FieldError, NotFound
-from specpact.outbound import check_url
+from specpact.outbound import OutboundFailed, check_url
 from specpact.text import DESCRIPTION_MAX, checked_text
 from webhooks_app.events import matches, pattern_problem
 from webhooks_app.models import Delivery, DeliveryState, Subscription
@@ -48,7 +48,12 @@ def subscription_create(
     description = checked_text(description, field="description", max_length=DESCRIPTION_MAX)
     # Refused now (400 naming `url`) if the policy refuses it; checked again at every
     # delivery, since what a name resolves to can change.
-    check_url(url, delivery_policy(), field_path="url")
+    try:
+        check_url(url, delivery_policy(), field_path="url")
+    except OutboundFailed as exc:  # the name does not resolve (here, now)
+        raise DomainError(
+            "That address cannot be used; see errors.", errors=[FieldError("url", str(exc))]
+        ) from None
     secret = new_secret()
     with transaction.atomic():
         subscription = Subscription.objects.create(

@@ -246,6 +246,7 @@ def test_only_admins_manage_webhooks(operator: Any, admin: Any) -> None:
         ("http://10.1.2.3/hook", True),  # private, not allowed
         ("file:///etc/passwd", True),
         ("ftp://example.com/", True),
+        ("https://no-such-host.invalid/hook", True),  # does not resolve: a 400, not a 500
     ],
 )
 def test_subscribing_a_refused_address_is_a_400_naming_url(
