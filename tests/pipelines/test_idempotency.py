@@ -11,11 +11,12 @@ import pytest
 from django.db import connection
 from rest_framework.test import APIClient
 
+from benchmarks_app.models import Run
 from contracts_app.models import Route
 from releases_app.models import Release
 from specpact.api.idempotency import purge_expired
 from specpact.models import IdempotencyKey
-from tests.support.factories import make_token, make_user
+from tests.support.factories import example, make_token, make_user
 from tests.support.releases import cosmetic_change
 
 
@@ -148,3 +149,32 @@ def test_twenty_concurrent_repeats_create_one_object_and_all_get_its_answer(prop
     assert len({str(body) for _, body in answers}) == 1
     assert Route.objects.filter(slug="raced-lane").count() == 1
     assert IdempotencyKey.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_a_repeated_run_request_starts_one_run(versions: Any, proposer: Any) -> None:
+    client = _client(proposer)
+    body = {
+        "route": "contract-summaries",
+        "baseline_version": 1,
+        "candidate_version": 2,
+        "lane": "extraction",
+    }
+    first = client.post("/api/v1/runs/", body, format="json", HTTP_IDEMPOTENCY_KEY="run-1")
+    again = client.post("/api/v1/runs/", body, format="json", HTTP_IDEMPOTENCY_KEY="run-1")
+    assert first.status_code == 201, first.content
+    assert (again.status_code, again.json()["id"]) == (201, first.json()["id"])
+    assert Run.objects.count() == 1
+    assert client.post("/api/v1/runs/", body, format="json").status_code == 201  # no key: a new run
+    assert Run.objects.count() == 2
+
+
+@pytest.mark.django_db
+def test_a_repeated_version_upload_replays_the_first_answer(proposer: Any) -> None:
+    client = _client(proposer)
+    url = "/api/v1/routes/contract-summaries/versions/"
+    first = client.post(url, example(), format="json", HTTP_IDEMPOTENCY_KEY="v-1")
+    again = client.post(url, example(), format="json", HTTP_IDEMPOTENCY_KEY="v-1")
+    assert first.status_code == again.status_code == 201  # the replay, not the "already stored" 200
+    assert again.json() == first.json()
+    assert again["Idempotent-Replayed"] == "true"
