@@ -59,6 +59,8 @@ class DeliverySerializer(serializers.ModelSerializer[Delivery]):
     id = serializers.IntegerField()
     delivery = serializers.UUIDField(source="uuid")
     route = serializers.SerializerMethodField()
+    # A plain string in the schema, as runs' state is: releases have a `state` enum of their own.
+    state = serializers.CharField(read_only=True, help_text="pending, retrying, delivered or dead")
 
     class Meta:
         model = Delivery
