@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
@@ -87,6 +87,13 @@ class RouteDetailApi(APIView):
         request=RouteUpdateSerializer,
         responses={200: RouteSerializer},
         parameters=[IF_MATCH_PARAMETER],
+        examples=[
+            OpenApiExample(
+                "A new description",
+                value={"description": "Summaries of supplier contracts (English, German)."},
+                request_only=True,
+            )
+        ],
         description="Change the route's description. With If-Match (the ETag of your last read) a "
         "route changed since (its description or active version) is refused with 412.",
     )
