@@ -1,7 +1,8 @@
 """The browser's sign-in form with an attempt limit.
 
-LOGIN_MAX_FAILURES failed sign-ins for one username, or from one address, within
-LOGIN_LOCKOUT_S lock that username (or address) out until the window ends: the form
+LOGIN_MAX_FAILURES failed sign-ins for one username (LOGIN_MAX_FAILURES_PER_ADDRESS from one
+address: many people may share one) within LOGIN_LOCKOUT_S lock that username (or address)
+out until the window ends: the form
 answers 429 with `Retry-After`, whatever the password, so guessing can't go on. The lockout
 is an audit event (`login.locked_out`) when it trips. The counts are in Django's cache
 (settings.CACHES: Redis or the database in production), shared by every web process."""
@@ -18,6 +19,7 @@ from django.contrib.auth.forms import AuthenticationForm
 from django.contrib.auth.views import LoginView
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
+from rest_framework.throttling import BaseThrottle
 
 from audit_app.actors import Actor
 from audit_app.services import audit_record
@@ -27,9 +29,10 @@ _PREFIX = "login-limit"
 
 
 def _subjects(request: HttpRequest, username: str) -> list[tuple[str, str]]:
-    """(what, cache id) for the username tried and the address it came from."""
+    """(what, cache id) for the username tried and the address it came from (behind
+    REST_FRAMEWORK NUM_PROXIES proxies, from X-Forwarded-For, as the API's throttles)."""
     name = username.strip().lower()[:150]
-    address = str(request.META.get("REMOTE_ADDR", ""))
+    address = BaseThrottle().get_ident(request)  # type: ignore[arg-type]  # reads only META
     digest = hashlib.sha256(name.encode()).hexdigest()[:32]
     return [("username", f"user:{digest}"), ("address", f"addr:{address}")]
 
@@ -56,7 +59,8 @@ def _count_failure(request: HttpRequest, username: str) -> int | None:
         except ValueError:  # expired between add and incr: this failure opens a new window
             cache.set(key, 1, timeout=window)
             failures = 1
-        if failures >= int(settings.LOGIN_MAX_FAILURES) and _locked_until(ident) is None:
+        limit = settings.LOGIN_MAX_FAILURES if what == "username" else settings.LOGIN_MAX_FAILURES_PER_ADDRESS
+        if failures >= int(limit) and _locked_until(ident) is None:
             cache.set(f"{_PREFIX}:locked:{ident}", time.time() + window, timeout=window)
             audit_record(
                 actor=Actor.system("anonymous"),

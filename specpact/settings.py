@@ -202,9 +202,10 @@ else:
     }
 
 # The browser login's attempt limit (accounts_app/login.py): this many failed sign-ins for
-# one username, or from one address, within LOGIN_LOCKOUT_S, and the form answers 429 with
-# Retry-After until the window passes.
+# one username, or from one address (more: an office shares one), within LOGIN_LOCKOUT_S,
+# and the form answers 429 with Retry-After until the window passes.
 LOGIN_MAX_FAILURES = env_int("LOGIN_MAX_FAILURES", 5)
+LOGIN_MAX_FAILURES_PER_ADDRESS = env_int("LOGIN_MAX_FAILURES_PER_ADDRESS", 20)
 LOGIN_LOCKOUT_S = env_int("LOGIN_LOCKOUT_S", 300)
 
 SPECTACULAR_SETTINGS = {

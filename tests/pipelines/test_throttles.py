@@ -84,7 +84,7 @@ def _try(client: Client, username: str, password: str) -> Any:
 def test_the_login_form_locks_a_username_out_after_the_limit_and_audits_it(
     settings: Any, viewer: Any, shared_cache: None
 ) -> None:
-    settings.LOGIN_MAX_FAILURES = 3
+    settings.LOGIN_MAX_FAILURES = settings.LOGIN_MAX_FAILURES_PER_ADDRESS = 3
     client = Client()
     assert [_try(client, viewer.username, "wrong").status_code for _ in range(2)] == [200, 200]
     tripped = _try(client, viewer.username, "wrong")
@@ -108,3 +108,21 @@ def test_a_successful_sign_in_before_the_limit_resets_the_username_count(setting
     _try(client, viewer.username, "wrong")
     assert _try(client, viewer.username, PASSWORD).status_code == 302
     assert not AuditEvent.objects.filter(action="login.locked_out").exists()
+
+
+def test_an_address_is_locked_out_after_its_own_higher_limit_across_usernames(
+    settings: Any, viewer: Any
+) -> None:
+    settings.LOGIN_MAX_FAILURES = 100
+    settings.LOGIN_MAX_FAILURES_PER_ADDRESS = 4
+    client = Client()
+    codes = [_try(client, f"guess-{i}", "wrong").status_code for i in range(4)]
+    assert codes == [200, 200, 200, 429]
+    assert _try(Client(), viewer.username, PASSWORD).status_code == 429  # same address
+    # Another address (behind one trusted proxy) is not locked out.
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
+    other = Client(HTTP_X_FORWARDED_FOR="203.0.113.9")
+    assert other.post("/login/", {"username": viewer.username, "password": PASSWORD}).status_code == 302
+    assert list(AuditEvent.objects.filter(action="login.locked_out").values_list("object_id", flat=True)) == [
+        "127.0.0.1"
+    ]
