@@ -172,13 +172,15 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "specpact.api.problems.problem_exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
-    # Requests per token (or session user) and per anonymous address (specpact/api/throttles.py).
+    # Requests per token (or session user), per registered worker, and per anonymous address
+    # (specpact/api/throttles.py).
     "DEFAULT_THROTTLE_CLASSES": [
         "specpact.api.throttles.TokenRateThrottle",
         "specpact.api.throttles.AnonymousRateThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
         "token": _throttle_rate("API_THROTTLE_TOKEN_RATE", "1200/min"),
+        "worker": _throttle_rate("API_THROTTLE_WORKER_RATE", "6000/min"),
         "anon": _throttle_rate("API_THROTTLE_ANON_RATE", "120/min"),
     },
     # Proxies in front of the web process whose X-Forwarded-For is trusted (0: none).

@@ -32,7 +32,7 @@ _EXCLUDED = r"^/api/v1/(workers/(register|heartbeat)|runs/\{run_id\}/(result|sta
 def api_schema(live_server: Any, admin: Any, settings: Any) -> Any:
     settings.REST_FRAMEWORK = {
         **settings.REST_FRAMEWORK,
-        "DEFAULT_THROTTLE_RATES": {"token": None, "anon": None},
+        "DEFAULT_THROTTLE_RATES": {"token": None, "worker": None, "anon": None},
     }
     make_version("contract-summaries", example())  # one route and version for path parameters to find
     key = make_token(admin, "admin").key

@@ -11,6 +11,7 @@ from rest_framework.test import APIClient
 
 from audit_app.models import AuditEvent
 from tests.support.factories import PASSWORD, make_token
+from tests.support.workers import register
 
 pytestmark = pytest.mark.django_db
 
@@ -20,7 +21,7 @@ REDIS_URL = os.environ.get("SPECPACT_TEST_REDIS_URL", "redis://127.0.0.1:6379/15
 def _rates(settings: Any, **rates: str | None) -> None:
     settings.REST_FRAMEWORK = {
         **settings.REST_FRAMEWORK,
-        "DEFAULT_THROTTLE_RATES": {"token": "1000/min", "anon": "1000/min", **rates},
+        "DEFAULT_THROTTLE_RATES": {"token": "1000/min", "worker": "1000/min", "anon": "1000/min", **rates},
     }
 
 
@@ -57,6 +58,13 @@ def test_a_token_over_its_rate_gets_429_with_retry_after(
     other = APIClient()
     other.credentials(HTTP_AUTHORIZATION=f"Token {make_token(viewer, 'viewer').key}")
     assert other.get("/api/v1/routes/").status_code == 200
+
+
+def test_a_worker_has_its_own_rate_not_a_pipelines(settings: Any) -> None:
+    _rates(settings, token="2/min", worker="4/min")
+    worker = APIClient(HTTP_AUTHORIZATION=f"Token {register('w-rate').token}")
+    beats = [worker.post("/api/v1/workers/heartbeat", {}, format="json").status_code for _ in range(5)]
+    assert beats == [200, 200, 200, 200, 429]
 
 
 def test_an_anonymous_address_over_its_rate_gets_429(settings: Any, shared_cache: None) -> None:
