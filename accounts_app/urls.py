@@ -1,10 +1,12 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
+from accounts_app.login import RateLimitedLoginView
+
 urlpatterns = [
     path(
         "login/",
-        auth_views.LoginView.as_view(template_name="accounts/login.html", redirect_authenticated_user=True),
+        RateLimitedLoginView.as_view(),
         name="login",
     ),
     # Django's LogoutView answers POST only: a GET link can't sign someone out (CSRF).

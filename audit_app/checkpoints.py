@@ -28,6 +28,7 @@ from django.utils.dateparse import parse_datetime
 
 from audit_app.chain import verify_chain
 from audit_app.models import AuditCheckpoint, AuditEvent
+from audit_app.signals import chain_failed
 from audit_app.signing import (
     MESSAGE_PREFIX,
     checkpoint_message,
@@ -139,7 +140,7 @@ def verify_audit(*, extra: Sequence[Signed] = (), public: Ed25519PublicKey | Non
         problem, first_broken, culprit = "broken_link", walk_broken, None
     vouched = [c for c in held.matched if first_broken is None or c.event_id < first_broken]
     shown = culprit or (vouched[-1] if vouched else None)
-    return {
+    status: AuditStatus = {
         "valid": problem is None,
         "events": chain["events"],
         "first_broken": first_broken,
@@ -147,6 +148,9 @@ def verify_audit(*, extra: Sequence[Signed] = (), public: Ed25519PublicKey | Non
         "checkpoint": shown.as_dict() if shown else None,
         "intact_through": vouched[-1].event_id if vouched else None,
     }
+    if problem is not None:
+        chain_failed.send(sender=AuditEvent, status=dict(status))
+    return status
 
 
 def describe(status: AuditStatus) -> str:

@@ -9,6 +9,7 @@ from django.utils import timezone
 from audit_app.actors import Actor, as_actor
 from audit_app.chain import GENESIS, event_hash, json_safe
 from audit_app.models import AuditEvent
+from audit_app.signals import event_recorded
 
 # Any constant works: it only has to be the same for every writer of the chain.
 _CHAIN_LOCK_KEY = 0x5EC_A0D17
@@ -59,4 +60,6 @@ def audit_record(
             "request_id": request_id or "",
             "prev_hash": head["hash"] if head else GENESIS,
         }
-        return AuditEvent.objects.create(**fields, hash=event_hash(**fields))
+        event = AuditEvent.objects.create(**fields, hash=event_hash(**fields))
+        event_recorded.send(sender=AuditEvent, event=event)
+        return event

@@ -6,7 +6,7 @@ import logging
 
 from celery import shared_task
 
-from audit_app.checkpoints import checkpoint_create
+from audit_app.checkpoints import checkpoint_create, verify_audit
 from specpact.errors import DomainError
 
 log = logging.getLogger("specpact.audit")
@@ -22,5 +22,10 @@ def checkpoint_task() -> int | None:
         row, created = checkpoint_create()
     except DomainError as exc:
         log.error("audit: no checkpoint signed: %s", exc.detail)
+        if exc.code == "chain_broken":
+            # The refusal rolled back checkpoint_create's transaction, and with it what the
+            # chain_failed signal's receivers wrote (webhook deliveries): verify once more
+            # outside it so that they are told, and keep what they write.
+            verify_audit()
         return None
     return row.pk if row is not None and created else None

@@ -7,6 +7,7 @@ under var/, DEBUG on. Production sets DEBUG=0, SECRET_KEY, ALLOWED_HOSTS, DATABA
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import dj_database_url
@@ -51,6 +52,7 @@ INSTALLED_APPS = [
     "benchmarks_app",
     "live_app",
     "dashboard_app",
+    "webhooks_app",
 ]
 
 MIDDLEWARE = [
@@ -139,6 +141,18 @@ RUN_RESULT_MAX_BYTES = env_int("RUN_RESULT_MAX_BYTES", 80 * 1024 * 1024)
 # The most rows one page of a list endpoint returns (?limit= is clamped to it).
 API_MAX_PAGE_SIZE = env_int("API_MAX_PAGE_SIZE", 500)
 
+
+def _throttle_rate(name: str, default: str) -> str | None:
+    """DRF's `N/period` (s, m, h, d, or their words), or `off`; anything else fails now,
+    not as a 500 on the first request."""
+    value = (env_str(name, default) or default).strip()
+    if value.lower() == "off":
+        return None
+    if not re.fullmatch(r"[1-9][0-9]*/(s|sec|second|m|min|minute|h|hour|d|day)", value):
+        raise ImproperlyConfigured(f"{name} must be like 1200/min (or off), not {value!r}")
+    return value
+
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "accounts_app.authentication.ApiTokenAuthentication",
@@ -159,7 +173,43 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "specpact.api.problems.problem_exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    # Requests per token (or session user), per registered worker, and per anonymous address
+    # (specpact/api/throttles.py).
+    "DEFAULT_THROTTLE_CLASSES": [
+        "specpact.api.throttles.TokenRateThrottle",
+        "specpact.api.throttles.AnonymousRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "token": _throttle_rate("API_THROTTLE_TOKEN_RATE", "1200/min"),
+        "worker": _throttle_rate("API_THROTTLE_WORKER_RATE", "6000/min"),
+        "anon": _throttle_rate("API_THROTTLE_ANON_RATE", "120/min"),
+    },
+    # Proxies in front of the web process whose X-Forwarded-For is trusted (0: none).
+    "NUM_PROXIES": env_int("API_NUM_PROXIES", 0),
 }
+
+# The cache behind throttles and the login-attempt limit. CACHE_URL=redis://… shares it
+# between web processes (docker-compose sets it); without it the embedded demo (one web
+# process) keeps it in memory, and a production deployment (DEBUG off) in a database table
+# (`specpact_cache`, created by specpact's migration 0002).
+_cache_url = env_str("CACHE_URL", "") or ""
+if _cache_url.startswith(("redis://", "rediss://", "unix://")):
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _cache_url}}
+elif _cache_url:
+    raise ImproperlyConfigured(f"CACHE_URL must be a redis:// URL, not {_cache_url!r}")
+elif DEBUG:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+else:
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "specpact_cache"}
+    }
+
+# The browser login's attempt limit (accounts_app/login.py): this many failed sign-ins for
+# one username, or from one address (more: an office shares one), within LOGIN_LOCKOUT_S,
+# and the form answers 429 with Retry-After until the window passes.
+LOGIN_MAX_FAILURES = env_int("LOGIN_MAX_FAILURES", 5)
+LOGIN_MAX_FAILURES_PER_ADDRESS = env_int("LOGIN_MAX_FAILURES_PER_ADDRESS", 20)
+LOGIN_LOCKOUT_S = env_int("LOGIN_LOCKOUT_S", 300)
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "SpecPact API",
@@ -176,6 +226,11 @@ SPECTACULAR_SETTINGS = {
         "LiveProbeStateEnum": "live_app.choices.ProbeState",
         "LiveEngineEnum": "live_app.choices.EndpointEngine",
     },
+    # Every operation's problem responses (specpact/api/schema.py), after the enum names.
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "specpact.api.schema.problem_responses",
+    ],
 }
 
 # Celery: the embedded default is kombu's filesystem transport under var/, which needs
@@ -231,6 +286,24 @@ RUN_SWEEP_INTERVAL_S = env_int("RUN_SWEEP_INTERVAL_S", 15)
 # AUDIT_DEV_SIGNING_KEY_FILE (under var/, and the log says so); with DEBUG off, none is.
 AUDIT_SIGNING_KEY = env_str("AUDIT_SIGNING_KEY", "") or ""
 AUDIT_DEV_SIGNING_KEY_FILE = str(VAR_DIR / "audit-signing-key.pem") if DEBUG else ""
+# How long an Idempotency-Key's answer is kept (specpact/api/idempotency.py), and how
+# often beat purges the expired ones.
+IDEMPOTENCY_KEY_TTL_S = env_int("IDEMPOTENCY_KEY_TTL_S", 24 * 3600)
+IDEMPOTENCY_PURGE_INTERVAL_S = env_int("IDEMPOTENCY_PURGE_INTERVAL_S", 3600)
+
+# Webhooks (webhooks_app): how often beat runs the relay; tries before a delivery is dead;
+# the backoff's base and cap (full jitter); each try's deadline; whether receivers may be
+# on loopback or in private networks (off: only public addresses; link-local and metadata
+# addresses never); the key the stored secrets are encrypted under (unset: SECRET_KEY).
+WEBHOOK_RELAY_INTERVAL_S = env_int("WEBHOOK_RELAY_INTERVAL_S", 5)
+WEBHOOK_MAX_ATTEMPTS = env_int("WEBHOOK_MAX_ATTEMPTS", 8)
+WEBHOOK_RETRY_BASE_S = env_int("WEBHOOK_RETRY_BASE_S", 10)
+WEBHOOK_RETRY_MAX_S = env_int("WEBHOOK_RETRY_MAX_S", 3600)
+WEBHOOK_DEADLINE_S = env_int("WEBHOOK_DEADLINE_S", 10)
+WEBHOOK_ALLOW_LOOPBACK = env_bool("WEBHOOK_ALLOW_LOOPBACK", False)
+WEBHOOK_ALLOW_PRIVATE = env_bool("WEBHOOK_ALLOW_PRIVATE", False)
+WEBHOOK_SECRET_KEY = env_str("WEBHOOK_SECRET_KEY", "") or ""
+
 # How often beat signs a checkpoint of the chain's head (skipped when no event came since).
 AUDIT_CHECKPOINT_INTERVAL_S = env_int("AUDIT_CHECKPOINT_INTERVAL_S", 3600)
 
@@ -276,6 +349,16 @@ CELERY_BEAT_SCHEDULE = {
         "task": "live_app.probe_endpoints",
         "schedule": float(ENDPOINT_PROBE_INTERVAL_S),
         "options": {"expires": float(ENDPOINT_PROBE_INTERVAL_S)},
+    },
+    "webhooks-relay": {
+        "task": "webhooks_app.relay_deliveries",
+        "schedule": float(WEBHOOK_RELAY_INTERVAL_S),
+        "options": {"expires": float(WEBHOOK_RELAY_INTERVAL_S)},
+    },
+    "purge-idempotency-keys": {
+        "task": "specpact.purge_idempotency_keys",
+        "schedule": float(IDEMPOTENCY_PURGE_INTERVAL_S),
+        "options": {"expires": float(IDEMPOTENCY_PURGE_INTERVAL_S)},
     },
     "audit-checkpoint": {
         "task": "audit_app.checkpoint",

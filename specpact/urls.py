@@ -11,6 +11,7 @@ api_v1: list[URLPattern | URLResolver] = [
     path("", include("benchmarks_app.api.urls")),
     path("", include("live_app.api.urls")),
     path("", include("dashboard_app.api.urls")),
+    path("", include("webhooks_app.api.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves its start-up script as a file (`?script=`), not inline: the
     # page needs no 'unsafe-inline' script source under the Content-Security-Policy.
@@ -27,6 +28,7 @@ urlpatterns = [
     path("", include("contracts_app.urls")),
     path("", include("workloads_app.urls")),
     path("", include("dashboard_app.urls")),
+    path("", include("webhooks_app.urls")),
 ]
 
 # Problem+json under /api/, the site's error pages elsewhere (specpact/error_views.py).

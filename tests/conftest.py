@@ -59,6 +59,16 @@ def _flush_past_audit_trigger() -> Iterator[None]:
     DatabaseOperations.execute_sql_flush = original  # type: ignore[method-assign]
 
 
+@pytest.fixture(autouse=True)
+def _fresh_cache() -> Iterator[None]:
+    """Throttle counts and login failures live in Django's cache (in-process here): each
+    test starts with none, whatever the tests before it sent."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+
+
 @pytest.fixture
 def proposer(db: None) -> Any:
     return make_user("pat-proposer", "operator")

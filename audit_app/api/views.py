@@ -20,7 +20,7 @@ from audit_app.filtersets import AuditEventFilterSet
 from audit_app.models import AuditCheckpoint, AuditEvent
 from audit_app.selectors import audit_events
 from audit_app.signing import key_id, public_pem, verifying_key
-from specpact.api.pagination import paginate
+from specpact.api.pagination import NewestFirstCursorPagination, paginate, paginate_by_cursor
 from specpact.errors import NotFound
 
 
@@ -28,6 +28,7 @@ class AuditListApi(GenericAPIView[AuditEvent]):
     queryset = AuditEvent.objects.none()  # names the model for the schema; rows: audit_events()
     filterset_class = AuditEventFilterSet
     serializer_class = AuditEventSerializer
+    pagination_class = NewestFirstCursorPagination  # documents the envelope paginate_by_cursor gives
 
     def get_permissions(self) -> list[Any]:
         return role_permissions("viewer")
@@ -35,7 +36,7 @@ class AuditListApi(GenericAPIView[AuditEvent]):
     @extend_schema(responses=AuditEventSerializer(many=True))
     def get(self, request: Request) -> Response:
         events = self.filter_queryset(audit_events(routes_in_scope=routes_in_scope(request)))
-        return paginate(request, self, events, AuditEventSerializer)
+        return paginate_by_cursor(request, self, events, AuditEventSerializer)
 
 
 class AuditVerifyApi(APIView):
@@ -48,9 +49,12 @@ class AuditVerifyApi(APIView):
         return Response(verify_audit())
 
 
-class AuditCheckpointListApi(APIView):
+class AuditCheckpointListApi(GenericAPIView[AuditCheckpoint]):
     """Signed checkpoints of the chain's head, oldest first: keep a copy outside the
     database and check it offline with the public key (docs/audit-checkpoints.md)."""
+
+    queryset = AuditCheckpoint.objects.none()  # names the model and the page for the schema
+    serializer_class = CheckpointSerializer
 
     def get_permissions(self) -> list[Any]:
         return role_permissions("viewer")

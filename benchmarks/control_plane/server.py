@@ -37,6 +37,10 @@ def environment(database_url: str, var_dir: Path, extra: dict[str, str]) -> dict
         DATABASE_URL=database_url,
         SPECPACT_VAR_DIR=str(var_dir),
         LOG_LEVEL="WARNING",
+        # The load driver measures capacity: the per-token throttle would cap it instead.
+        API_THROTTLE_TOKEN_RATE="off",  # noqa: S106  # a rate, not a password
+        API_THROTTLE_ANON_RATE="off",
+        API_THROTTLE_WORKER_RATE="off",
         PYTHONPATH=str(ROOT),
     )
     env.update(extra)

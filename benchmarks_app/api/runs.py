@@ -41,7 +41,8 @@ from benchmarks_app.services.lifecycle import (
 )
 from benchmarks_app.services.runs import run_cancel, run_create
 from contracts_app.models import ContractVersion, Route
-from specpact.api.pagination import paginate
+from specpact.api.idempotency import idempotent
+from specpact.api.pagination import NewestFirstCursorPagination, paginate_by_cursor
 from specpact.errors import DomainError, FieldError, NotFound
 from worker.spec import SPEC_VERSION, spec_json_schema
 from workloads_app.api.views import content_response
@@ -59,6 +60,7 @@ class RunListView(GenericAPIView[Run]):
     queryset = Run.objects.none()  # names the model for the schema; rows: run_list()
     filterset_class = RunFilterSet
     serializer_class = RunCreateIn  # what POST takes (the browsable API's form)
+    pagination_class = NewestFirstCursorPagination  # documents the envelope paginate_by_cursor gives
 
     def get_permissions(self) -> list[Any]:
         method = getattr(getattr(self, "request", None), "method", None)
@@ -67,9 +69,10 @@ class RunListView(GenericAPIView[Run]):
     @extend_schema(responses=RunOut(many=True), summary="List runs")
     def get(self, request: Request) -> Response:
         runs = self.filter_queryset(scope_queryset(request, run_list()))
-        return paginate(request, self, runs, RunOut)
+        return paginate_by_cursor(request, self, runs, RunOut)
 
     @extend_schema(request=RunCreateIn, responses={201: RunDetailOut}, summary="Create a standalone run")
+    @idempotent
     def post(self, request: Request) -> Response:
         v = _valid(RunCreateIn, request)
         route = Route.objects.filter(slug=v["route"]).first()

@@ -42,6 +42,10 @@ class RouteCreateSerializer(serializers.Serializer[Any]):
     )
 
 
+class RouteUpdateSerializer(serializers.Serializer[Any]):
+    description = serializers.CharField(allow_blank=True, max_length=DESCRIPTION_MAX)
+
+
 class VersionSummarySerializer(serializers.ModelSerializer[ContractVersion]):
     version = serializers.IntegerField(source="number")
     route = serializers.CharField(source="route.slug")

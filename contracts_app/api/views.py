@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
@@ -23,6 +23,7 @@ from contracts_app.api.serializers import (
     RenderSerializer,
     RouteCreateSerializer,
     RouteSerializer,
+    RouteUpdateSerializer,
     VersionDetailSerializer,
     VersionSummarySerializer,
     VersionUploadSerializer,
@@ -37,6 +38,8 @@ from contracts_app.document import (
 )
 from contracts_app.filtersets import RouteFilterSet, VersionFilterSet
 from contracts_app.models import ContractVersion, Route
+from specpact.api.etags import IF_MATCH_PARAMETER, if_match_tags
+from specpact.api.idempotency import idempotent
 from specpact.api.pagination import paginate
 from specpact.middleware import request_id_of
 
@@ -61,6 +64,7 @@ class RouteListApi(GenericAPIView[Route]):
         return paginate(request, self, routes, RouteSerializer)
 
     @extend_schema(request=RouteCreateSerializer, responses={201: RouteSerializer})
+    @idempotent
     def post(self, request: Request) -> Response:
         data = RouteCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -72,11 +76,40 @@ class RouteListApi(GenericAPIView[Route]):
 
 class RouteDetailApi(APIView):
     def get_permissions(self) -> list[Any]:
-        return role_permissions("viewer")
+        return role_permissions("operator" if self.request.method == "PATCH" else "viewer")
 
     @extend_schema(responses=RouteSerializer)
     def get(self, request: Request, slug: str) -> Response:
-        return Response(RouteSerializer(_route(request, slug)).data)
+        route = _route(request, slug)
+        return Response(RouteSerializer(route).data, headers={"ETag": route.etag})
+
+    @extend_schema(
+        request=RouteUpdateSerializer,
+        responses={200: RouteSerializer},
+        parameters=[IF_MATCH_PARAMETER],
+        examples=[
+            OpenApiExample(
+                "A new description",
+                value={"description": "Summaries of supplier contracts (English, German)."},
+                request_only=True,
+            )
+        ],
+        description="Change the route's description. With If-Match (the ETag of your last read) a "
+        "route changed since (its description or active version) is refused with 412.",
+    )
+    def patch(self, request: Request, slug: str) -> Response:
+        _route(request, slug)  # 404 before validating, for a route the caller can't see
+        data = RouteUpdateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        services.route_update(
+            slug=slug,
+            description=data.validated_data["description"],
+            if_match=if_match_tags(request),
+            actor=actor_from_request(request),
+            request_id=request_id_of(request),
+        )
+        fresh = selectors.route_get(slug)
+        return Response(RouteSerializer(fresh).data, headers={"ETag": fresh.etag})
 
 
 class VersionListApi(GenericAPIView[ContractVersion]):
@@ -98,6 +131,7 @@ class VersionListApi(GenericAPIView[ContractVersion]):
         description="Upload a contract document (JSON, or YAML with Content-Type: application/yaml). "
         "The same document again returns the existing version with 200.",
     )
+    @idempotent
     def post(self, request: Request, slug: str) -> Response:
         existing = Route.objects.filter(slug=slug).first()
         if existing is not None:

@@ -4,6 +4,7 @@ from django.core.validators import RegexValidator
 from django.db import models
 
 from contracts_app.document.schema import ROUTE_HELP, ROUTE_PATTERN
+from specpact.api.etags import content_etag
 
 # The contract's own `route` rule: DNS-label-like, so it works in URLs, queue names and
 # metric labels alike.
@@ -38,3 +39,9 @@ class Route(models.Model):
 
     def __str__(self) -> str:
         return self.slug
+
+    @property
+    def etag(self) -> str:
+        """Changes with what `routes/{slug}/` shows: its description and active version."""
+        since = self.active_since.isoformat() if self.active_since else ""
+        return content_etag("route", self.pk, self.description, self.active_version_id, since)

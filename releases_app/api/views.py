@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 from accounts_app.permissions import role_permissions
 from audit_app.actors import actor_from_request
 from releases_app import selectors, services
+from releases_app.api import examples
 from releases_app.api.etags import expected_lock
 from releases_app.api.serializers import (
     ApproveInputSerializer,
@@ -23,6 +24,8 @@ from releases_app.api.serializers import (
 )
 from releases_app.filtersets import ReleaseFilterSet
 from releases_app.models import Release
+from specpact.api.etags import IF_MATCH_PARAMETER
+from specpact.api.idempotency import idempotent
 from specpact.api.pagination import paginate
 
 
@@ -44,7 +47,12 @@ class ReleaseListApi(GenericAPIView[Release]):
         releases = self.filter_queryset(selectors.release_list(subject=request))
         return paginate(request, self, releases, ReleaseSerializer)
 
-    @extend_schema(request=ReleaseCreateSerializer, responses={201: ReleaseDetailSerializer})
+    @extend_schema(
+        request=ReleaseCreateSerializer,
+        responses={201: ReleaseDetailSerializer},
+        examples=[examples.PROPOSE, examples.PROPOSED],
+    )
+    @idempotent
     def post(self, request: Request) -> Response:
         data = ReleaseCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -94,23 +102,43 @@ class _DecisionApi(APIView):
         return _detail(release)
 
 
-@extend_schema(request=ApproveInputSerializer, responses=ReleaseDetailSerializer)
+@extend_schema(
+    request=ApproveInputSerializer,
+    responses=ReleaseDetailSerializer,
+    parameters=[IF_MATCH_PARAMETER],
+    examples=[examples.APPROVE, examples.OVERRIDE],
+)
 class ReleaseApproveApi(_DecisionApi):
     input_serializer = ApproveInputSerializer
     service = services.release_approve
 
 
-@extend_schema(request=DecisionInputSerializer, responses=ReleaseDetailSerializer)
+@extend_schema(
+    request=DecisionInputSerializer,
+    responses=ReleaseDetailSerializer,
+    parameters=[IF_MATCH_PARAMETER],
+    examples=[examples.DECIDE],
+)
 class ReleaseRejectApi(_DecisionApi):
     service = services.release_reject
 
 
-@extend_schema(request=DecisionInputSerializer, responses=ReleaseDetailSerializer)
+@extend_schema(
+    request=DecisionInputSerializer,
+    responses=ReleaseDetailSerializer,
+    parameters=[IF_MATCH_PARAMETER],
+    examples=[examples.DECIDE],
+)
 class ReleaseCancelApi(_DecisionApi):
     role = "operator"  # the proposer may withdraw; the service lets other operators only if approver
     service = services.release_cancel
 
 
-@extend_schema(request=DecisionInputSerializer, responses=ReleaseDetailSerializer)
+@extend_schema(
+    request=DecisionInputSerializer,
+    responses=ReleaseDetailSerializer,
+    parameters=[IF_MATCH_PARAMETER],
+    examples=[examples.DECIDE],
+)
 class ReleaseRollbackApi(_DecisionApi):
     service = services.release_rollback

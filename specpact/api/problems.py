@@ -27,6 +27,7 @@ _TITLES = {
     412: "Precondition failed",
     413: "Request body too large",
     415: "Unsupported media type",
+    422: "Unprocessable content",
     428: "Precondition required",
     429: "Too many requests",
 }
@@ -132,6 +133,15 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
     elif isinstance(exc, PermissionDenied):
         exc = exceptions.PermissionDenied()
 
+    if (
+        isinstance(exc, (exceptions.NotAuthenticated, exceptions.AuthenticationFailed))
+        and request is not None
+    ):
+        from specpact.api.throttles import refused_credentials_wait  # DRF's settings load this module
+
+        wait = refused_credentials_wait(request, context.get("view"))
+        if wait is not None:
+            exc = exceptions.Throttled(wait)
     response = exception_handler(exc, context)
     if response is None:
         return None  # an unexpected error: let Django log it and answer 500

@@ -11,11 +11,17 @@ from collections.abc import Sequence
 from types import ModuleType
 
 from . import exit_codes
+from .output import add_output_option
 
 # Each module registers its own subcommands. The server commands (submit, status, approve,
 # rollback, wait) live in `online`; the offline ones work without it.
-COMMAND_MODULES: tuple[str, ...] = ("specpact.cli.offline", "specpact.cli.online", "specpact.cli.endpoints")
-OPTIONAL_MODULES: frozenset[str] = frozenset({"specpact.cli.online"})
+COMMAND_MODULES: tuple[str, ...] = (
+    "specpact.cli.offline",
+    "specpact.cli.online",
+    "specpact.cli.browse",
+    "specpact.cli.endpoints",
+)
+OPTIONAL_MODULES: frozenset[str] = frozenset({"specpact.cli.online", "specpact.cli.browse"})
 
 
 def _load(name: str) -> ModuleType | None:
@@ -38,6 +44,12 @@ def build_parser() -> argparse.ArgumentParser:
         module = _load(name)
         if module is not None:
             module.register(subparsers)
+    # Every command answers `--output json`, whichever module registered it.
+    for command in dict.fromkeys(subparsers.choices.values()):
+        add_output_option(command)
+        for nested in command._subparsers._group_actions if command._subparsers else []:
+            for sub in dict.fromkeys(getattr(nested, "choices", {}).values()):
+                add_output_option(sub)
     return parser
 
 

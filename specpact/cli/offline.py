@@ -27,6 +27,7 @@ from contracts_app.document import (
 from specpact.errors import FieldError
 
 from . import exit_codes
+from .output import wants_json
 
 
 def register(subparsers: Any) -> None:
@@ -103,7 +104,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         _err(str(exc))
         return exit_codes.INVALID
     except ContractError as exc:
-        if args.json:
+        if wants_json(args):
             print(
                 json.dumps(
                     {"valid": False, "detail": exc.detail, "errors": [e.as_dict() for e in exc.errors]}
@@ -113,7 +114,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
             _print_errors(exc.errors)
         return exit_codes.INVALID
     digest, warnings = document_digest(doc), validation_warnings(doc)
-    if args.json:
+    if wants_json(args):
         print(json.dumps({"valid": True, "digest": digest, "warnings": [w.as_dict() for w in warnings]}))
     else:
         print(f"ok {digest}")
@@ -131,7 +132,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     except ContractError as exc:
         _print_errors(exc.errors)
         return exit_codes.INVALID
-    if args.json:
+    if wants_json(args):
         print(json.dumps(result.as_dict(), indent=2))
         return exit_codes.OK
     print(result.shell)
@@ -168,13 +169,27 @@ def cmd_import(args: argparse.Namespace) -> int:
     except ContractError as exc:
         _print_errors(exc.errors)
         return exit_codes.INVALID
-    print(f"# Imported by specpact from a {args.engine} command line: review the fields listed on stderr.")
-    print(yaml.safe_dump(result.document, sort_keys=False, allow_unicode=True), end="")
-    _print_errors(result.unresolved, prefix="unresolved: ")
+    invalid: list[FieldError] = []
     try:
         validate_document(result.document)
     except ContractError as exc:
-        _print_errors(exc.errors, prefix="invalid until fixed: ")
+        invalid = list(exc.errors)
+    if wants_json(args):
+        print(
+            json.dumps(
+                {
+                    "document": result.document,
+                    "unresolved": [e.as_dict() for e in result.unresolved],
+                    "invalid_until_fixed": [e.as_dict() for e in invalid],
+                },
+                indent=2,
+            )
+        )
+        return exit_codes.OK
+    print(f"# Imported by specpact from a {args.engine} command line: review the fields listed on stderr.")
+    print(yaml.safe_dump(result.document, sort_keys=False, allow_unicode=True), end="")
+    _print_errors(result.unresolved, prefix="unresolved: ")
+    _print_errors(invalid, prefix="invalid until fixed: ")
     return exit_codes.OK
 
 

@@ -1,12 +1,13 @@
 """The CLI's server commands, for release pipelines: submit, wait, status, approve,
-rollback. Exit codes: 0 success or gate pass, 1 gate fail or rejected, 2 invalid input
-or usage, 3 timeout or server unreachable."""
+cancel, rollback. Exit codes (DESIGN.md §8): 0 success or gate pass, 1 gate fail or a
+refused release or decision, 2 invalid input or usage, 3 timeout or server unreachable."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -16,10 +17,15 @@ from specpact.cli.exit_codes import FAILED as EXIT_FAIL
 from specpact.cli.exit_codes import INVALID as EXIT_INVALID
 from specpact.cli.exit_codes import OK as EXIT_OK
 from specpact.cli.exit_codes import UNREACHABLE as EXIT_UNREACHABLE
+from specpact.cli.output import emit, note, wants_json
 
 # Release states in which the gate has not spoken yet.
 PENDING_STATES = {"proposed", "benchmarking"}
 FAILED_STATES = {"rejected", "failed", "cancelled"}
+# A release in one of these blocks another proposal on its route (releases_app OPEN_STATES).
+OPEN_STATES = ("proposed", "benchmarking", "awaiting_review", "approved")
+# Answers to a decision that mean "refused" (role, four eyes, state, stale ETag), not bad input.
+REFUSED_STATUSES = {403, 409, 412}
 
 
 def add_server_options(parser: argparse.ArgumentParser) -> None:
@@ -30,13 +36,15 @@ def add_server_options(parser: argparse.ArgumentParser) -> None:
 def register(subparsers: Any) -> None:
     submit = subparsers.add_parser("submit", help="upload a contract version and propose a release")
     submit.add_argument("file", type=Path)
-    submit.add_argument("--wait", action="store_true", help="wait for the gate's verdict")
+    submit.add_argument(
+        "--wait", action="store_true", help="wait for the gate's verdict, with progress on stderr"
+    )
     submit.add_argument("--timeout", type=float, default=3600.0, help="seconds to wait (default 3600)")
     submit.add_argument("--no-release", action="store_true", help="only upload the version")
     add_server_options(submit)
     submit.set_defaults(handler=_guarded(cmd_submit))
 
-    wait = subparsers.add_parser("wait", help="wait for a release's gate verdict")
+    wait = subparsers.add_parser("wait", help="wait for a release's gate verdict, with progress on stderr")
     wait.add_argument("release", type=int)
     wait.add_argument("--timeout", type=float, default=3600.0)
     add_server_options(wait)
@@ -53,13 +61,19 @@ def register(subparsers: Any) -> None:
     approve.add_argument("--override", action="store_true", help="approve despite a failed gate")
     approve.add_argument("--justification", default="", help="required with --override")
     add_server_options(approve)
-    approve.set_defaults(handler=_guarded(cmd_approve))
+    approve.set_defaults(handler=_guarded(cmd_approve, decision=True))
+
+    cancel = subparsers.add_parser("cancel", help="withdraw an open release")
+    cancel.add_argument("release", type=int)
+    cancel.add_argument("--reason", required=True)
+    add_server_options(cancel)
+    cancel.set_defaults(handler=_guarded(cmd_cancel, decision=True))
 
     rollback = subparsers.add_parser("rollback", help="roll a route back to its contract's rollback target")
     rollback.add_argument("route")
     rollback.add_argument("--reason", required=True)
     add_server_options(rollback)
-    rollback.set_defaults(handler=_guarded(cmd_rollback))
+    rollback.set_defaults(handler=_guarded(cmd_rollback, decision=True))
 
 
 def _client(args: argparse.Namespace) -> Client:
@@ -72,71 +86,167 @@ def _verdict_exit(release: dict[str, Any]) -> int:
     return EXIT_OK
 
 
-def _print_release(release: dict[str, Any]) -> None:
-    verdict = release.get("gate_verdict") or "none yet"
-    print(f"release {release['id']}: {release.get('state')} (gate: {verdict})")
+def _gate_words(release: dict[str, Any]) -> str:
+    if release.get("gate_verdict"):
+        return str(release["gate_verdict"])
+    if release.get("state") in PENDING_STATES:
+        return "pending"
+    if release.get("state") in FAILED_STATES:
+        return "none"
+    return "not needed"  # a first release or a cosmetic change: no benchmark
+
+
+def release_lines(release: dict[str, Any]) -> list[str]:
+    lines = [f"release {release['id']}: {release.get('state')} (gate: {_gate_words(release)})"]
+    if release.get("failure_reason"):
+        lines.append(f"  reason: {release['failure_reason']}")
     gate = release.get("gate_result") or {}
     for rule in gate.get("rules", []) if isinstance(gate, dict) else []:
         if isinstance(rule, dict) and rule.get("reason"):
-            print(f"  [{rule.get('verdict')}] {rule['reason']}")
+            lines.append(f"  [{rule.get('verdict')}] {rule['reason']}")
+    return lines
 
 
-def cmd_submit(args: argparse.Namespace) -> int:
-    try:
-        raw = args.file.read_bytes()
-    except OSError as exc:
-        print(f"cannot read {args.file}: {exc}", file=sys.stderr)
-        return EXIT_INVALID
+def _read_contract(path: Path) -> tuple[bytes, Literal["yaml", "json"], str]:
     from contracts_app.document import ContractError, parse_document
 
-    fmt: Literal["yaml", "json"] = "json" if args.file.suffix.lower() == ".json" else "yaml"
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ApiError(f"cannot read {path}: {exc}", EXIT_INVALID) from None
+    fmt: Literal["yaml", "json"] = "json" if path.suffix.lower() == ".json" else "yaml"
     try:
         route = str(parse_document(raw, fmt).get("route", ""))
     except ContractError as exc:
-        for error in exc.errors or []:
-            print(f"{error.path or '(document)'}: {error.message}", file=sys.stderr)
-        print(exc.detail, file=sys.stderr)
-        return EXIT_INVALID
+        errors = [{"path": e.path, "message": e.message} for e in exc.errors or []]
+        raise ApiError(exc.detail, EXIT_INVALID, errors=errors) from None
+    return raw, fmt, route
+
+
+def _open_release(client: Client, route: str) -> dict[str, Any] | None:
+    page = client.get("releases/", route=route, state=",".join(OPEN_STATES))
+    results = page.get("results", []) if isinstance(page, dict) else []
+    return results[0] if results else None
+
+
+def cmd_submit(args: argparse.Namespace) -> int:
+    raw, fmt, route = _read_contract(args.file)
     client = _client(args)
+    if not args.no_release:
+        # Checked first, so that a submit that can't open a release uploads nothing.
+        blocking = _open_release(client, route)
+        if blocking is not None:
+            raise ApiError(
+                f"route {route} already has release {blocking['id']} open ({blocking['state']}); nothing was "
+                f"uploaded. Wait for it (specpact wait {blocking['id']}) or withdraw it "
+                f"(specpact cancel {blocking['id']} --reason …), then submit again.",
+                EXIT_FAIL,
+                409,
+            )
     content_type = "application/json" if fmt == "json" else "application/yaml"
+    # One key per submit: a retried request can't store or propose twice.
+    key = uuid.uuid4().hex
     code, version = client.request(
-        "POST", f"routes/{route}/versions/", content=raw, headers={"Content-Type": content_type}
+        "POST",
+        f"routes/{route}/versions/",
+        content=raw,
+        headers={"Content-Type": content_type, "Idempotency-Key": f"{key}-version"},
     )
     what = "uploaded" if code == 201 else "already stored as"
-    print(f"{route}: {what} version {version['version']} ({version['digest']})")
-    for change in version.get("diff_from_active", []):
-        print(f"  {change['impact']:>14}  {change['path']}: {change.get('old')!r} → {change.get('new')!r}")
+    lines = [f"{route}: {what} version {version['version']} ({version['digest']})"]
+    lines += [
+        f"  {c['impact']:>14}  {c['path']}: {c.get('old')!r} → {c.get('new')!r}"
+        for c in version.get("diff_from_active", [])
+    ]
+    result: dict[str, Any] = {"route": route, "version": version}
     if args.no_release:
+        emit(args, result, lines)
         return EXIT_OK
-    _, release = client.post("releases/", {"route": route, "candidate_version": version["version"]})
-    _print_release(release)
+    try:
+        _, release = client.post(
+            "releases/",
+            {"route": route, "candidate_version": version["version"]},
+            headers={"Idempotency-Key": f"{key}-release"},
+        )
+    except ApiError as exc:
+        emit(args, result, lines)
+        raise ApiError(
+            f"{exc.message}\nversion {version['version']} of {route} is stored but no release was opened; "
+            f"propose it later with: specpact submit {args.file} (the same document finds the same version)",
+            EXIT_FAIL if exc.status in REFUSED_STATUSES else exc.exit_code,
+            exc.status,
+            exc.errors,
+        ) from None
+    lines += release_lines(release)
     if not args.wait:
+        emit(args, {**result, "release": release}, lines)
         return EXIT_OK
-    return _wait(client, release["id"], args.timeout)
+    if not wants_json(args):
+        emit(args, None, lines)
+    final, code = _wait(client, release["id"], args, printed=release_lines(release)[0])
+    if wants_json(args):
+        emit(args, {**result, "release": final}, [])
+    return code
 
 
-def _wait(client: Client, release_id: int, timeout: float) -> int:
+def _run_progress(client: Client, release_id: int) -> str:
+    page = client.get("runs/", release=release_id)
+    runs = page.get("results", []) if isinstance(page, dict) else []
+    parts = []
+    for run in runs:
+        progress = run.get("progress") or {}
+        done, total = progress.get("done", 0), progress.get("total", 0)
+        words = f"run {run['id']} {run.get('state')}" + (f" {done}/{total}" if total else "")
+        if run.get("last_error") and run.get("state") in ("queued", "running"):
+            words += f" ({run['last_error']})"
+        parts.append(words)
+    return ", ".join(parts)
+
+
+def _wait(
+    client: Client, release_id: int, args: argparse.Namespace, printed: str = ""
+) -> tuple[dict[str, Any], int]:
+    """Poll until the gate has spoken; a progress line on stderr whenever something
+    changed (the release's state, a run's progress), the verdict on stdout when it lands."""
+    timeout = float(args.timeout)
     deadline = time.monotonic() + timeout
+    started = time.monotonic()
     delay = 1.0
+    last_progress = ""
     while True:
         release = client.get(f"releases/{release_id}/")
         if release.get("state") not in PENDING_STATES:
-            _print_release(release)
-            return _verdict_exit(release)
+            lines = release_lines(release)
+            if lines[0] == printed:
+                lines = lines[1:]  # said already (a release that needed no gate)
+            if not wants_json(args):
+                emit(args, None, lines)
+            return release, _verdict_exit(release)
+        progress = f"release {release_id}: {release.get('state')}"
+        runs = _run_progress(client, release_id)
+        if runs:
+            progress += f", {runs}"
+        if progress != last_progress:
+            note(f"[{time.monotonic() - started:5.0f} s] {progress}")
+            last_progress = progress
         if time.monotonic() >= deadline:
-            print(f"release {release_id} still {release.get('state')} after {timeout:.0f} s", file=sys.stderr)
-            return EXIT_UNREACHABLE
+            raise ApiError(
+                f"release {release_id} still {release.get('state')} after {timeout:.0f} s", EXIT_UNREACHABLE
+            )
         time.sleep(min(delay, max(0.0, deadline - time.monotonic())))
         delay = min(delay * 1.5, 15.0)
 
 
 def cmd_wait(args: argparse.Namespace) -> int:
-    return _wait(_client(args), args.release, args.timeout)
+    release, code = _wait(_client(args), args.release, args)
+    if wants_json(args):
+        emit(args, release, [])
+    return code
 
 
 def cmd_status(args: argparse.Namespace) -> int:
     release = _client(args).get(f"releases/{args.release}/")
-    _print_release(release)
+    emit(args, release, release_lines(release))
     return _verdict_exit(release)
 
 
@@ -145,7 +255,13 @@ def cmd_approve(args: argparse.Namespace) -> int:
     if args.override:
         body.update(override=True, justification=args.justification)
     _, release = _client(args).post(f"releases/{args.release}/approve", body)
-    _print_release(release)
+    emit(args, release, release_lines(release))
+    return EXIT_OK
+
+
+def cmd_cancel(args: argparse.Namespace) -> int:
+    _, release = _client(args).post(f"releases/{args.release}/cancel", {"reason": args.reason})
+    emit(args, release, release_lines(release))
     return EXIT_OK
 
 
@@ -154,21 +270,31 @@ def cmd_rollback(args: argparse.Namespace) -> int:
     page = client.get("releases/", route=args.route, state="active")
     active = page.get("results", []) if isinstance(page, dict) else []
     if not active:
-        print(f"route {args.route!r} has no active release to roll back", file=sys.stderr)
-        return EXIT_INVALID
+        raise ApiError(f"route {args.route!r} has no active release to roll back", EXIT_INVALID)
     _, release = client.post(f"releases/{active[0]['id']}/rollback", {"reason": args.reason})
-    _print_release(release)
+    emit(args, release, release_lines(release))
     return EXIT_OK
 
 
-def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """A server command whose API errors become their exit codes and a message on stderr."""
+def _guarded(
+    handler: Callable[[argparse.Namespace], int], *, decision: bool = False
+) -> Callable[[argparse.Namespace], int]:
+    """A server command whose API errors become their exit codes and a message (on
+    stderr; with --output json also as {"error": …} on stdout). For a decision, a refusal
+    (role, four eyes, state, stale ETag) is 1, "rejected", not 2."""
 
     def run(args: argparse.Namespace) -> int:
         try:
             return handler(args)
         except ApiError as exc:
+            code = EXIT_FAIL if decision and exc.status in REFUSED_STATUSES else exc.exit_code
             print(str(exc), file=sys.stderr)
-            return exc.exit_code
+            if wants_json(args):
+                emit(
+                    args,
+                    {"error": exc.message, "status": exc.status, "errors": exc.errors, "exit_code": code},
+                    [],
+                )
+            return code
 
     return run

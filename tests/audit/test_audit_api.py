@@ -77,7 +77,7 @@ def test_filters(events: None, viewer: Any, approver: Any) -> None:
 
 def test_pagination_and_bad_filters(events: None, viewer: Any) -> None:
     page = _get(viewer, "?limit=2").json()
-    assert (page["count"], len(page["results"])) == (4, 2)
+    assert len(page["results"]) == 2
     assert page["next"]
     bad = _get(viewer, "?since=yesterday")
     assert bad.status_code == 400

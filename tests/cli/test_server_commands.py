@@ -49,8 +49,8 @@ def test_submit_wait_approve_rollback(
     assert release.state == "awaiting_review"
 
     assert cli(live_server, keys["operator"], "status", str(release.pk)) == 0
-    # Four eyes: the proposer's token cannot approve its own release.
-    assert cli(live_server, keys["operator"], "approve", str(release.pk), "--reason", "looks right") == 2
+    # Four eyes: the proposer's token cannot approve its own release: refused, exit 1 (DESIGN §8).
+    assert cli(live_server, keys["operator"], "approve", str(release.pk), "--reason", "looks right") == 1
     assert cli(live_server, keys["approver"], "approve", str(release.pk), "--reason", "first version") == 0
     assert Route.objects.get(slug="contract-summaries").active_version.number == 1
 

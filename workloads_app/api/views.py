@@ -10,6 +10,7 @@ from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
+from rest_framework.generics import GenericAPIView
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -17,6 +18,7 @@ from rest_framework.views import APIView
 
 from accounts_app.permissions import role_permissions
 from audit_app.actors import actor_from_request
+from specpact.api.idempotency import idempotent
 from specpact.api.pagination import paginate
 from specpact.errors import DomainError, FieldError
 from specpact.middleware import request_id_of
@@ -29,6 +31,7 @@ from workloads_app.api.serializers import (
 )
 from workloads_app.api.uploads import read_upload, refuse_if_declared_too_large
 from workloads_app.formats import FORMATS
+from workloads_app.models import WorkloadVersion
 from workloads_app.selectors import (
     split_ref,
     workload_by_ref,
@@ -49,8 +52,12 @@ class FormatNamesTheWorkloads(DefaultContentNegotiation):
     settings = SimpleNamespace(URL_FORMAT_OVERRIDE=None)  # type: ignore[assignment]
 
 
-class WorkloadListApi(APIView):
+class WorkloadListApi(GenericAPIView[WorkloadVersion]):
     content_negotiation_class = FormatNamesTheWorkloads
+    # Name the model and the page envelope for the schema; rows: workloads_visible_to().
+    queryset = WorkloadVersion.objects.none()
+    serializer_class = WorkloadSummarySerializer
+    filter_backends: list[Any] = []  # `name` is the only filter, read in get()
 
     def get_permissions(self) -> list[Any]:
         return role_permissions("operator" if self.request.method == "POST" else "viewer")
@@ -87,6 +94,7 @@ class WorkloadListApi(APIView):
         "query string, or multipart/form-data with the file in `file`. The same content under the same "
         "name again answers 200 with the same digest.",
     )
+    @idempotent(streamed=True)
     def post(self, request: Request) -> Response:
         raw, given = read_upload(request)
         params = UploadParams(data=first_values(given))

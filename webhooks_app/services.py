@@ -1,0 +1,165 @@
+"""Writes for webhooks: subscriptions (admins only), the outbox rows events produce, and
+redelivery. Every change to a subscription, and a redelivery, is an audit event."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from accounts_app.permissions import require_role
+from audit_app.actors import as_actor
+from audit_app.services import audit_record
+from specpact.errors import DomainError, FieldError, NotFound
+from specpact.outbound import OutboundFailed, check_url
+from specpact.text import DESCRIPTION_MAX, checked_text
+from webhooks_app.events import matches, pattern_problem
+from webhooks_app.models import Delivery, DeliveryState, Subscription
+from webhooks_app.policy import delivery_policy
+from webhooks_app.signing import encrypt_secret, new_secret
+
+
+@dataclass(frozen=True)
+class CreatedSubscription:
+    subscription: Subscription
+    secret: str  # shown once: only here
+
+
+def _checked_events(events: list[str]) -> list[str]:
+    if not events:
+        raise DomainError("Name at least one event.", errors=[FieldError("events", "at least one event")])
+    errors = [FieldError(f"events[{i}]", why) for i, e in enumerate(events) if (why := pattern_problem(e))]
+    if errors:
+        raise DomainError("Some events can't be subscribed to; see errors.", errors=errors)
+    return sorted(set(events))
+
+
+def subscription_create(
+    *, url: str, events: list[str], route: str = "", description: str = "", actor: Any, request_id: str = ""
+) -> CreatedSubscription:
+    who = as_actor(actor)
+    require_role(who, "admin")
+    checked = _checked_events(events)
+    description = checked_text(description, field="description", max_length=DESCRIPTION_MAX)
+    # Refused now (400 naming `url`) if the policy refuses it; checked again at every
+    # delivery, since what a name resolves to can change.
+    try:
+        check_url(url, delivery_policy(), field_path="url")
+    except OutboundFailed as exc:  # the name does not resolve (here, now)
+        raise DomainError(
+            "That address cannot be used; see errors.", errors=[FieldError("url", str(exc))]
+        ) from None
+    secret = new_secret()
+    with transaction.atomic():
+        subscription = Subscription.objects.create(
+            url=url,
+            events=checked,
+            route=route,
+            description=description,
+            secret_encrypted=encrypt_secret(secret),
+            secret_hint=secret[-4:],
+            created_by=who.user,
+        )
+        audit_record(
+            actor=who,
+            action="webhook.created",
+            obj_type="webhook",
+            obj_id=subscription.pk,
+            route=route or None,
+            after={"url": url, "events": checked, "route": route or None},
+            request_id=request_id,
+        )
+    return CreatedSubscription(subscription, secret)
+
+
+def subscription_delete(*, subscription_id: int, actor: Any, request_id: str = "") -> None:
+    who = as_actor(actor)
+    require_role(who, "admin")
+    with transaction.atomic():
+        subscription = Subscription.objects.select_for_update().filter(pk=subscription_id).first()
+        if subscription is None:
+            raise NotFound(f"No webhook {subscription_id}.")
+        audit_record(
+            actor=who,
+            action="webhook.deleted",
+            obj_type="webhook",
+            obj_id=subscription.pk,
+            route=subscription.route or None,
+            before={"url": subscription.url, "events": subscription.events},
+            request_id=request_id,
+        )
+        subscription.delete()
+
+
+def deliveries_write(
+    *, event: str, event_key: str, route: str, data: dict[str, Any], occurred_at: datetime | None = None
+) -> int:
+    """One outbox row per active subscription the event matches, in the caller's
+    transaction; an event already written for a subscription is not written twice.
+    Returns how many subscriptions it matched."""
+    subscriptions = [
+        s
+        for s in Subscription.objects.filter(is_active=True).only("id", "events", "route")
+        if matches(s.events, event) and (not s.route or s.route == route)
+    ]
+    if not subscriptions:
+        return 0
+    now = timezone.now()
+    rows = []
+    for subscription in subscriptions:
+        delivery = Delivery(
+            subscription=subscription,
+            event=event,
+            event_key=event_key,
+            route=route,
+            next_attempt_at=now,
+            body="",
+        )
+        envelope = {
+            "id": str(delivery.uuid),
+            "event": event,
+            "occurred_at": (occurred_at or now).isoformat(),
+            "route": route or None,
+            "webhook": subscription.pk,
+            "data": data,
+        }
+        delivery.body = json.dumps(envelope, sort_keys=True, separators=(",", ":"), default=str)
+        rows.append(delivery)
+    Delivery.objects.bulk_create(rows, ignore_conflicts=True)
+    return len(rows)
+
+
+def delivery_redeliver(*, delivery_id: int, actor: Any, request_id: str = "") -> Delivery:
+    """Send a delivery again, whatever its state: its tries start over (same body, same id)."""
+    who = as_actor(actor)
+    require_role(who, "admin")
+    with transaction.atomic():
+        delivery = Delivery.objects.select_for_update().filter(pk=delivery_id).first()
+        if delivery is None:
+            raise NotFound(f"No delivery {delivery_id}.")
+        before = {"state": delivery.state, "attempts": delivery.attempts}
+        delivery.state = DeliveryState.PENDING
+        delivery.attempts = 0
+        delivery.next_attempt_at = timezone.now()
+        delivery.last_error = ""
+        delivery.save(update_fields=["state", "attempts", "next_attempt_at", "last_error"])
+        audit_record(
+            actor=who,
+            action="webhook.redelivered",
+            obj_type="webhook_delivery",
+            obj_id=delivery.pk,
+            route=delivery.route or None,
+            before=before,
+            after={"state": delivery.state},
+            request_id=request_id,
+        )
+    return delivery
+
+
+def max_attempts() -> int:
+    return int(settings.WEBHOOK_MAX_ATTEMPTS)
