@@ -186,6 +186,12 @@ class RunOut(serializers.ModelSerializer):
     worker = serializers.IntegerField(source="worker_id", allow_null=True)
     progress = serializers.SerializerMethodField()
     has_result = serializers.SerializerMethodField()
+    waiting_reason = serializers.CharField(
+        read_only=True,
+        help_text="while queued with no online worker able to serve it: which engine and pool it "
+        "needs and why each worker doesn't fit; empty otherwise. After RUN_WORKER_WAIT_MAX_S of "
+        "this the run fails with the reason in last_error",
+    )
 
     class Meta:
         model = Run
@@ -203,6 +209,8 @@ class RunOut(serializers.ModelSerializer):
             "worker",
             "progress",
             "last_error",
+            "waiting_reason",
+            "waiting_since",
             "history",
             "created_at",
             "started_at",

@@ -52,6 +52,11 @@ class Run(models.Model):
     progress_done = models.PositiveIntegerField(default=0)
     progress_total = models.PositiveIntegerField(default=0)
     last_error = models.TextField(blank=True)
+    # Set while no online worker can serve the run (which engine, which pool, why each
+    # worker doesn't fit); cleared when one can or when a worker claims it. Since when it
+    # has waited so: the sweep fails it after RUN_WORKER_WAIT_MAX_S.
+    waiting_reason = models.TextField(blank=True)
+    waiting_since = models.DateTimeField(null=True, blank=True)
     # What happened to each attempt, in words, oldest first: [{"at", "attempt", "event", "detail"}].
     history = models.JSONField(default=list)
     created_by = models.ForeignKey(
@@ -89,6 +94,16 @@ class Run(models.Model):
         if not self.progress_total:
             return 0
         return round(100 * self.progress_done / self.progress_total)
+
+    @property
+    def engine_label(self) -> str:
+        """The engine in words: for a managed run, the server the worker will launch."""
+        engine = ((self.spec.get("arms") or {}).get("candidate") or {}).get("engine") or {}
+        if self.engine_kind == EngineKind.MANAGED:
+            return f"{engine.get('server') or 'a server'} launched by the worker from the rendered command"
+        if self.engine_kind == EngineKind.OPENAI:
+            return f"given OpenAI-compatible endpoints ({engine.get('base_url', 'see the spec')})"
+        return "Transformers, in-process on the worker"
 
     def note(self, event: str, detail: str = "") -> None:
         """Append to the history; the caller saves."""

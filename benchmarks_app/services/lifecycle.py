@@ -83,7 +83,12 @@ def run_start(*, run_id: int, worker: Worker, attempt: int) -> Run:
         run.save(update_fields=["progress_done", "history"])
         return run
     claimed = Run.objects.filter(pk=run.pk, state=RunState.QUEUED, attempt=attempt).update(
-        state=RunState.RUNNING, worker=worker, started_at=now, progress_done=0
+        state=RunState.RUNNING,
+        worker=worker,
+        started_at=now,
+        progress_done=0,
+        waiting_reason="",
+        waiting_since=None,
     )
     if claimed != 1:  # unreachable under the row lock; kept as the claim's own guard
         raise Conflict(f"run {run.pk} could not be claimed", code="claim_lost")

@@ -9,10 +9,12 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from django.conf import settings
+
 from benchmarks_app.aggregates import aggregate_result
 from benchmarks_app.choices import ACTIVE_STATES, RunState
 from benchmarks_app.models import Run, RunResult
-from benchmarks_app.selectors import unserved_queues
+from benchmarks_app.selectors import waiting_reasons
 from dashboard_app.charts import figure_json, release_figures
 from releases_app.choices import ReleaseState
 from releases_app.models import Release
@@ -82,14 +84,17 @@ def release_evidence(release: Release) -> dict[str, Any]:
 
 
 def progress_context(release: Release) -> dict[str, Any]:
-    """What the progress table shows: the runs, whether to keep polling, and the queues
-    nobody serves (so a run that cannot start says so instead of waiting silently)."""
+    """What the progress table shows: the runs, whether to keep polling, and why a run
+    that no worker can serve waits (so it says so instead of waiting silently)."""
     runs = list(Run.objects.filter(release=release).select_related("worker").order_by("id"))
+    waiting = waiting_reasons(runs)
+    for run in runs:
+        run.waiting_now = waiting.get(run.pk, "")  # type: ignore[attr-defined]
     return {
         "release": release,
         "runs": runs,
         "active": progress_active(release, runs),
-        "unserved": unserved_queues(runs),
+        "waiting_max_s": settings.RUN_WORKER_WAIT_MAX_S,
     }
 
 

@@ -135,9 +135,9 @@ def test_a_run_nobody_can_take_says_so_until_a_fitting_worker_is_online(
 ) -> None:
     release = propose_candidate(active=active_route(proposer=proposer, approver=approver), proposer=proposer)
     url = f"/releases/{release.pk}/evidence/progress"
-    assert "No online worker serves this queue" in signed_in.get(url).content.decode()
+    assert "Waiting for a worker" in signed_in.get(url).content.decode()
     register_worker()  # a GPU box: it consumes pool.gpu
-    assert "No online worker serves this queue" not in signed_in.get(url).content.decode()
+    assert "Waiting for a worker" not in signed_in.get(url).content.decode()
 
 
 def test_progress_of_an_unknown_release_is_404(signed_in: Client) -> None:
