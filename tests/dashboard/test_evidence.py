@@ -81,7 +81,7 @@ def test_charts_are_built_on_the_server_with_baseline_and_candidate_traces(
     # No raw samples on the page: figures are built from aggregates (quantile sketches).
     assert len(body) < 400_000
     assert '"output_token_ids"' not in body
-    assert 'src="/static/vendor/plotly.min.js"' in body and 'src="/static/js/charts.js"' in body
+    assert 'src="/static/vendor/plotly-cartesian.min.js"' in body and 'src="/static/js/charts.js"' in body
 
 
 def test_finished_runs_link_their_raw_results(benchmarked: Release, signed_in: Client) -> None:
@@ -127,7 +127,7 @@ def test_a_failed_benchmark_says_why_and_draws_nothing(
     release_conclude(release_id=release.pk)
     body = signed_in.get(f"/releases/{release.pk}/").content.decode()
     assert "No verdict: benchmark did not complete" in body and "CUDA out of memory" in body
-    assert "data-plotly" not in body and "plotly.min.js" not in body
+    assert "data-plotly" not in body and "plotly-cartesian.min.js" not in body
 
 
 def test_a_run_nobody_can_take_says_so_until_a_fitting_worker_is_online(
