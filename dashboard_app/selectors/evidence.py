@@ -43,13 +43,28 @@ def lane_aggregates(runs: list[Run]) -> dict[str, dict[str, list[dict[str, Any]]
     return out
 
 
+def _no_data_text(figure: dict[str, Any]) -> str | None:
+    """A figure that draws nothing is shown as its message in words, not as an empty chart."""
+    if figure.get("data"):
+        return None
+    notes = [a.get("text", "") for a in figure.get("layout", {}).get("annotations", [])]
+    return " ".join(n for n in notes if n) or "No data."
+
+
 def _lane_groups(figures: list[dict[str, Any]]) -> list[dict[str, Any]]:
     groups: dict[str | None, list[dict[str, Any]]] = defaultdict(list)
     for fig in figures:
         # Distributions have a panel per load level: they get the page's full width.
         wide = fig["id"].endswith("-tpot")
+        empty = _no_data_text(fig["figure"])
         groups[fig["lane"]].append(
-            {"id": fig["id"], "title": fig["title"], "json": figure_json(fig["figure"]), "wide": wide}
+            {
+                "id": fig["id"],
+                "title": fig["title"],
+                "json": None if empty else figure_json(fig["figure"]),
+                "empty": empty,
+                "wide": wide and not empty,
+            }
         )
     return [{"lane": lane, "charts": charts} for lane, charts in groups.items()]
 
