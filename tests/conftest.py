@@ -6,6 +6,7 @@ outsider (an approver token scoped to another route, `elsewhere`)."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,19 @@ from tests.support.releases import ROUTE, activate, cosmetic_change, route_ident
 # A factory of engine emulators (tests/support/engine_emulator): emulator("--shape", "tgi", …);
 # all of a module's stop after it.
 emulator = emulator_factory("module")
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings_tox_suffix() -> None:
+    """Test databases carry a short hash of this checkout's path (before xdist's `_gw0`),
+    so two checkouts of the project on one machine never drop each other's test database
+    mid-run. (Replaces pytest-django's tox suffix, which this project does not use.)"""
+    from django.conf import settings
+
+    suffix = hashlib.sha256(str(Path(__file__).resolve().parent.parent).encode()).hexdigest()[:8]
+    for db in settings.DATABASES.values():
+        test = db.setdefault("TEST", {})
+        test["NAME"] = f"{test.get('NAME') or 'test_' + db['NAME']}_{suffix}"
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -16,6 +16,7 @@ from benchmarks_app.choices import ACTIVE_STATES, RunState
 from benchmarks_app.models import Run, RunResult
 from benchmarks_app.selectors import waiting_reasons
 from dashboard_app.charts import figure_json, release_figures
+from dashboard_app.selectors.verdict import verdict_at_a_glance
 from releases_app.choices import ReleaseState
 from releases_app.models import Release
 
@@ -92,6 +93,7 @@ def release_evidence(release: Release) -> dict[str, Any]:
     return {
         **progress,
         "gate": gate,
+        "verdict": verdict_at_a_glance(gate),
         "rules": rules,
         "crossovers": (gate or {}).get("crossover") or [],
         "groups": _lane_groups(figures),

@@ -38,21 +38,37 @@ def figures(body: str) -> dict[str, dict[str, Any]]:
     return {chart_id: json.loads(text) for chart_id, text in FIGURE.findall(body)}
 
 
-def test_the_verdict_and_its_reasons_come_before_the_charts(benchmarked: Release, signed_in: Client) -> None:
+def test_the_verdict_block_comes_once_at_the_top_with_rules_in_words(
+    benchmarked: Release, signed_in: Client
+) -> None:
     body = signed_in.get(f"/releases/{benchmarked.pk}/").content.decode()
-    evidence = body[body.index('id="evidence-h"') :]
-    verdict = evidence[evidence.index('id="gate-verdict"') : evidence.index('id="benchmark-progress"')]
+    assert body.count("data-verdict-block") == 1
+    verdict = body[
+        body.index('id="gate-verdict"') : body.index("</section>", body.index('id="gate-verdict"'))
+    ]
+    assert body.index('id="gate-verdict"') < body.index("What changes") < body.index('data-plotly="')
     assert f'badge-{benchmarked.gate_verdict}">{benchmarked.gate_verdict}</span>' in verdict
-    assert benchmarked.gate_result["summary"] in verdict
+    assert f"What {benchmarked.gate_verdict} means:" in verdict
+    # Rules by what they say, never by their internal label.
     for rule in benchmarked.gate_result["rules"]:
-        assert escape(rule["reason"]) in verdict
-    # Each rule's checks, per lane and level, in words, and where speculation stops helping.
+        assert escape(rule["description"]) in verdict
+        assert rule["rule_id"] + ":" not in body
+    # Each check's reason, per lane and level, once on the page.
     for check in benchmarked.gate_result["checks"]:
-        assert escape(check["reason"]) in verdict
+        reason = escape(check["reason"])
+        assert reason in verdict
+        if check["verdict"] == "pass" or check["rule_id"] != _deciding_rule(benchmarked):
+            assert body.count(reason) == 1, reason
     assert "Lane summarization: TPOT p50" in verdict and "better at concurrency 1 [" in verdict
+    # One confidence figure per rule: the per-test Holm level is explained in the method notes only.
+    assert "97.5%" not in verdict.split("method notes")[0]
     for crossover in benchmarked.gate_result["crossover"]:
         assert escape(f"lane {crossover['lane']}: {crossover['reason']}") in verdict
-    assert evidence.index('id="gate-verdict"') < evidence.index('data-plotly="')
+
+
+def _deciding_rule(release: Release) -> str | None:
+    gate = release.gate_result
+    return next((r["rule_id"] for r in gate["rules"] if r["verdict"] == gate["verdict"] != "pass"), None)
 
 
 def test_charts_are_built_on_the_server_with_baseline_and_candidate_traces(

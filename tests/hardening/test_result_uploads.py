@@ -68,7 +68,9 @@ def test_a_result_over_its_limit_is_a_413_naming_the_limit(claimed_run: Any, set
         assert response["Content-Type"] == PROBLEM
         problem = response.json()
         assert "RUN_RESULT_MAX_BYTES" in problem["detail"] and "1048576 bytes" in problem["detail"]
-        assert problem["errors"] == [{"path": "body", "message": "at most 1048576 bytes (RUN_RESULT_MAX_BYTES)"}]
+        assert problem["errors"] == [
+            {"path": "body", "message": "at most 1048576 bytes (RUN_RESULT_MAX_BYTES)"}
+        ]
     assert not RunResult.objects.exists()
 
 
