@@ -366,13 +366,8 @@ def _warnings(doc: ContractDocument) -> Iterator[FieldError]:
 def _small_samples(doc: ContractDocument) -> Iterator[FieldError]:
     """A lane whose requests_per_level is too few for a tail quantile its rules name: the
     gate's interval would be too narrow (the rule is `metrics.min_requests_for`)."""
-    named = [
-        (f"measurement.{kind}[{i}]", rule.metric)
-        for kind, rules in (
-            ("improve", doc.measurement.improve),
-            ("non_inferiority", doc.measurement.non_inferiority),
-        )
-        for i, rule in enumerate(rules)
+    named = [(f"measurement.improve[{i}]", r.metric) for i, r in enumerate(doc.measurement.improve)] + [
+        (f"measurement.non_inferiority[{i}]", r.metric) for i, r in enumerate(doc.measurement.non_inferiority)
     ]
     for lane, workload in doc.measurement.workloads.items():
         n = workload.requests_per_level

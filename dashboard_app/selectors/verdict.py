@@ -37,14 +37,24 @@ def _deciding(gate: Mapping[str, Any]) -> tuple[dict[str, Any] | None, dict[str,
     return rule, check
 
 
+def _numbers(check: Mapping[str, Any]) -> tuple[float, float, float, float] | None:
+    """(estimate, interval low, interval high, bar), or None when any is missing."""
+    values = [check.get(k) for k in ("estimate", "ci_low", "ci_high", "required")]
+    numbers = [float(v) for v in values if isinstance(v, int | float)]
+    if len(numbers) != 4:
+        return None
+    return numbers[0], numbers[1], numbers[2], numbers[3]
+
+
 def requests_to_settle(check: Mapping[str, Any]) -> int | None:
     """About how many requests per level would make the interval narrow enough to decide,
     by its width: the interval shrinks as 1/sqrt(n), measured on the log of the ratio.
     None when the check carries no interval or the estimate sits on the bar."""
-    est, lo, hi, bar = (check.get(k) for k in ("estimate", "ci_low", "ci_high", "required"))
+    numbers = _numbers(check)
     n = min(check.get("n_baseline") or 0, check.get("n_candidate") or 0)
-    if not n or None in (est, lo, hi, bar) or min(est, lo, hi, bar) <= 0:
+    if not n or numbers is None or min(numbers) <= 0:
         return None
+    est, lo, hi, bar = numbers
     if check.get("kind") == "improve":
         half, room = math.log(est) - math.log(lo), math.log(est) - math.log(bar)
     elif check.get("kind") == "non_inferiority":
@@ -59,9 +69,10 @@ def requests_to_settle(check: Mapping[str, Any]) -> int | None:
 def interval_picture(check: Mapping[str, Any]) -> dict[str, Any] | None:
     """Positions (0-100) of the interval, the estimate, the bar and 1x on a common scale,
     for the small drawing beside the deciding rule."""
-    est, lo, hi, bar = (check.get(k) for k in ("estimate", "ci_low", "ci_high", "required"))
-    if None in (est, lo, hi, bar):
+    numbers = _numbers(check)
+    if numbers is None:
         return None
+    est, lo, hi, bar = numbers
     values = [est, lo, hi, bar, 1.0]
     low, high = min(values), max(values)
     pad = 0.1 * (high - low or 1.0)
