@@ -10,7 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from dashboard_app.charts import figure_json, fleet_heatmap
-from dashboard_app.selectors.overview import fleet_cells, route_rows
+from dashboard_app.selectors.overview import fleet_cells, fleet_history, route_rows
 
 
 def _fit_labels(figure: dict[str, Any]) -> dict[str, Any]:
@@ -33,6 +33,7 @@ def fleet_page(request: HttpRequest) -> HttpResponse:
         "routes": routes,
         "table": table,
         "unmeasured": [row.route.slug for row in rows if not row.speedups],
+        "history": fleet_history(rows),
         "figure": figure_json(_fit_labels(fleet_heatmap(cells))) if cells else None,
         "nav": "fleet",
     }
