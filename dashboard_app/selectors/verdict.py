@@ -112,4 +112,6 @@ def verdict_at_a_glance(gate: Mapping[str, Any] | None) -> dict[str, Any] | None
         "settle": settle,
         "n": n,
         "small_samples": list(gate.get("small_samples") or []),
+        # The summary's head: its small-sample sentence is shown once, as its own line.
+        "headline": str(gate.get("summary") or "").split(" Small samples:")[0],
     }
