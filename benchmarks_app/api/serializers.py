@@ -5,7 +5,7 @@ from typing import Any
 from pydantic import ValidationError as PydanticError
 from rest_framework import serializers
 
-from benchmarks_app.choices import EngineKind, FailureKind
+from benchmarks_app.choices import EngineKind, FailureKind, RunPhase
 from benchmarks_app.models import Run, Worker
 from specpact.errors import field_errors
 from specpact.text import FAILURE_REASON_MAX, REASON_MAX
@@ -74,6 +74,11 @@ class ProgressIn(AttemptIn):
     # The run's progress columns are 32-bit.
     done = serializers.IntegerField(min_value=0, max_value=INT32_MAX)
     total = serializers.IntegerField(min_value=1, max_value=INT32_MAX)
+    phase = serializers.ChoiceField(
+        choices=RunPhase.choices,
+        required=False,
+        help_text="what the worker is doing: engine_starting, model_loading or benchmarking",
+    )
 
 
 class FailIn(AttemptIn):
@@ -211,6 +216,8 @@ class RunOut(serializers.ModelSerializer):
             "last_error",
             "waiting_reason",
             "waiting_since",
+            "phase",
+            "phase_since",
             "history",
             "created_at",
             "started_at",

@@ -6,7 +6,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from benchmarks_app.choices import FINISHED_STATES, EngineKind, RunState
+from benchmarks_app.choices import FINISHED_STATES, EngineKind, RunPhase, RunState
 
 
 class RunQuerySet(models.QuerySet["Run"]):
@@ -57,6 +57,9 @@ class Run(models.Model):
     # has waited so: the sweep fails it after RUN_WORKER_WAIT_MAX_S.
     waiting_reason = models.TextField(blank=True)
     waiting_since = models.DateTimeField(null=True, blank=True)
+    # The worker's last reported phase of the current attempt (`RunPhase`) and since when.
+    phase = models.CharField(max_length=32, blank=True, choices=RunPhase.choices)
+    phase_since = models.DateTimeField(null=True, blank=True)
     # What happened to each attempt, in words, oldest first: [{"at", "attempt", "event", "detail"}].
     history = models.JSONField(default=list)
     created_by = models.ForeignKey(
@@ -94,6 +97,19 @@ class Run(models.Model):
         if not self.progress_total:
             return 0
         return round(100 * self.progress_done / self.progress_total)
+
+    @property
+    def phase_words(self) -> str:
+        """While running: what it is doing and for how long, e.g. "the engine is starting
+        and loading its model (42 s)"."""
+        if self.state != RunState.RUNNING or not self.phase or self.phase_since is None:
+            return ""
+        elapsed = int((timezone.now() - self.phase_since).total_seconds())
+        return (
+            f"{self.get_phase_display()} ({elapsed // 60} min {elapsed % 60} s)"
+            if elapsed >= 60
+            else (f"{self.get_phase_display()} ({elapsed} s)")
+        )
 
     @property
     def engine_label(self) -> str:
