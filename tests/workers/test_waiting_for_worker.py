@@ -123,3 +123,15 @@ def test_a_run_some_worker_fits_is_not_marked(proposer: Any, approver: Any) -> N
     register_worker()
     release = propose_candidate(active=active_route(proposer=proposer, approver=approver), proposer=proposer)
     assert not Run.objects.filter(release=release).exclude(waiting_reason="").exists()
+
+
+def test_the_run_page_names_the_engine_it_will_launch_and_why_it_waits(
+    vllm_release_with_a_cpu_worker: Release, proposer: Any
+) -> None:
+    run = Run.objects.filter(release=vllm_release_with_a_cpu_worker).first()
+    assert run is not None
+    client = Client()
+    client.force_login(proposer)
+    body = client.get(f"/runs/{run.pk}/").content.decode()
+    assert "engine: vllm launched by the worker from the rendered command" in body
+    assert "Waiting for a worker</strong> since" in body and "does not consume pool.gpu" in body
