@@ -8,6 +8,7 @@ from django.shortcuts import render
 from accounts_app.permissions import routes_in_scope
 from audit_app.checkpoints import describe, verify_audit
 from audit_app.filtersets import AuditEventFilterSet
+from audit_app.links import object_url
 from audit_app.selectors import audit_events
 from specpact.filtersets import page_filter_query, page_queryset
 
@@ -21,6 +22,8 @@ def audit_page(request: HttpRequest) -> HttpResponse:
         request.GET or None, queryset=audit_events(routes_in_scope=routes_in_scope(request))
     )
     page = Paginator(page_queryset(filterset), 100).get_page(request.GET.get("page"))
+    for event in page.object_list:
+        event.link = object_url(event.object_type, str(event.object_id))
     chain = verify_audit()
     return render(
         request,

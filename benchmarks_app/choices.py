@@ -31,3 +31,11 @@ class FailureKind(models.TextChoices):
     ERROR = "error", "the benchmark failed"
     TIMEOUT = "timeout", "the run hit its time limit"
     REFUSED = "refused", "the worker cannot run this specification"
+
+
+class RunPhase(models.TextChoices):
+    """What a running benchmark is doing, as its worker reports it with its progress."""
+
+    ENGINE_STARTING = "engine_starting", "the engine is starting and loading its model"
+    MODEL_LOADING = "model_loading", "the model is loading"
+    BENCHMARKING = "benchmarking", "benchmarking"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db.models import QuerySet
 
 from benchmarks_app.models import Run, Worker
+from benchmarks_app.worker_fit import waiting_reason
 from specpact.errors import NotFound
 
 
@@ -35,11 +36,18 @@ def runs_of_release(release_id: int) -> QuerySet[Run]:
     return Run.objects.with_relations().filter(release_id=release_id).order_by("id")
 
 
-def unserved_queues(runs: list[Run]) -> set[str]:
-    """The queues of `runs` still waiting that no online worker consumes: those runs will
-    not start until a fitting worker registers (one query, and only when something waits)."""
-    waiting = {run.queue for run in runs if run.state == "queued"}
-    if not waiting:
-        return set()
-    served = {queue for worker in Worker.objects.online() for queue in worker.queues}
-    return waiting - served
+def runs_waiting_for_worker(*, release_id: int) -> QuerySet[Run]:
+    """A release's queued runs that no online worker can serve (`services.waiting`)."""
+    return Run.objects.filter(release_id=release_id, state="queued").exclude(waiting_reason="").order_by("id")
+
+
+def waiting_reasons(runs: list[Run]) -> dict[int, str]:
+    """run id → why no worker can serve it, for the queued ones among `runs`, judged now
+    against the fleet (one query, and only when something waits): a page shows it from
+    its first render and drops it as soon as a fitting worker is online."""
+    queued = [run for run in runs if run.state == "queued"]
+    if not queued:
+        return {}
+    fleet = list(Worker.objects.order_by("revoked_at", "id"))
+    reasons = {run.pk: waiting_reason(run, fleet) for run in queued}
+    return {pk: reason for pk, reason in reasons.items() if reason}

@@ -272,6 +272,10 @@ RUN_RELEASE_QUEUE = env_str("RUN_RELEASE_QUEUE", "") or ""
 # GPU worker serves `pool.gpu`; a fleet that keeps release benchmarks on one kind of card
 # names its hardware pool (`pool.gpu-h100`) or an operator pool its workers join (--queue).
 RUN_MANAGED_QUEUE = env_str("RUN_MANAGED_QUEUE", "pool.gpu") or "pool.gpu"
+# How long a run may wait with no online worker able to serve it (wrong engine, pool or
+# spec version, or no worker at all) before it fails with that reason, and its release
+# with it: a pipeline learns promptly that nothing will ever run it.
+RUN_WORKER_WAIT_MAX_S = env_int("RUN_WORKER_WAIT_MAX_S", 300)
 # The outbox relay: how often beat runs it, and the longest wait between tries to
 # publish one message.
 OUTBOX_RELAY_INTERVAL_S = env_int("OUTBOX_RELAY_INTERVAL_S", 5)

@@ -202,7 +202,12 @@ class RunProgressView(_WorkerRunView):
     def post(self, request: Request, run_id: int) -> Response:
         v = _valid(ProgressIn, request)
         run = run_progress(
-            run_id=run_id, worker=_worker(request), attempt=v["attempt"], done=v["done"], total=v["total"]
+            run_id=run_id,
+            worker=_worker(request),
+            attempt=v["attempt"],
+            done=v["done"],
+            total=v["total"],
+            phase=v.get("phase", ""),
         )
         return Response(_state(run))
 

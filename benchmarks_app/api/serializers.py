@@ -5,7 +5,7 @@ from typing import Any
 from pydantic import ValidationError as PydanticError
 from rest_framework import serializers
 
-from benchmarks_app.choices import EngineKind, FailureKind
+from benchmarks_app.choices import EngineKind, FailureKind, RunPhase
 from benchmarks_app.models import Run, Worker
 from specpact.errors import field_errors
 from specpact.text import FAILURE_REASON_MAX, REASON_MAX
@@ -75,6 +75,11 @@ class ProgressIn(AttemptIn):
     # The run's progress columns are 32-bit.
     done = serializers.IntegerField(min_value=0, max_value=INT32_MAX)
     total = serializers.IntegerField(min_value=1, max_value=INT32_MAX)
+    phase = serializers.ChoiceField(
+        choices=RunPhase.choices,
+        required=False,
+        help_text="what the worker is doing: engine_starting, model_loading or benchmarking",
+    )
 
 
 class FailIn(AttemptIn):
@@ -187,6 +192,12 @@ class RunOut(serializers.ModelSerializer):
     worker = serializers.IntegerField(source="worker_id", allow_null=True)
     progress = serializers.SerializerMethodField()
     has_result = serializers.SerializerMethodField()
+    waiting_reason = serializers.CharField(
+        read_only=True,
+        help_text="while queued with no online worker able to serve it: which engine and pool it "
+        "needs and why each worker doesn't fit; empty otherwise. After RUN_WORKER_WAIT_MAX_S of "
+        "this the run fails with the reason in last_error",
+    )
 
     class Meta:
         model = Run
@@ -204,6 +215,10 @@ class RunOut(serializers.ModelSerializer):
             "worker",
             "progress",
             "last_error",
+            "waiting_reason",
+            "waiting_since",
+            "phase",
+            "phase_since",
             "history",
             "created_at",
             "started_at",

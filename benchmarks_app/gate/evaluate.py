@@ -34,10 +34,12 @@ import numpy as np
 from benchmarks_app.gate.crossover import find_crossover
 from benchmarks_app.gate.estimates import Estimate, Estimator, Key
 from benchmarks_app.gate.inputs import ArmLevel, GateInput, GateInputError
+from benchmarks_app.gate.metrics import METRICS, min_requests_for
 from benchmarks_app.gate.result import (
     CheckResult,
     GateResult,
     RuleResult,
+    SmallSample,
     Verdict,
     worst,
 )
@@ -55,7 +57,9 @@ METHOD_NOTES = {
     "interval": "equal-tailed; each side at the test's one-sided (Holm-adjusted) confidence",
     "correction": (
         "Holm step-down over every (rule, lane, level) test, by adjusted confidence, "
-        "ordered by bootstrap p-values"
+        "ordered by bootstrap p-values. A rule's confidence (e.g. 95%) holds for the whole family "
+        "of tests: each test's bound is taken at a stricter per-test level (with two tests open, "
+        "1 - 0.05/2 = 97.5%), shown as each check's `confidence`; reasons quote the rule's own figure"
     ),
     "throughput": "ratio of per-request means (Little's law), bootstrapped over requests",
     "itl_chunk": (
@@ -131,9 +135,11 @@ def evaluate_gate(
         find_crossover(est, lane, kind, levels, rules.primary_metric, primary_conf)
         for (lane, kind), levels in _levels_by_lane(baseline, candidate).items()
     )
+    few = _small_samples(checks)
     return GateResult(
         verdict=overall,
-        summary=_summary(overall, rule_results),
+        summary=_summary(overall, rule_results) + _small_sample_note(few),
+        small_samples=few,
         rules=tuple(rule_results),
         checks=tuple(checks),
         crossovers=crossovers,
@@ -205,7 +211,7 @@ def _judge(t: _Test, alpha: float, *, adjusted: bool, stopped: bool) -> CheckRes
         verdict = Verdict.FAIL
     words = improve_reason if rule.kind == "improve" else non_inferiority_reason
     reason = f"Lane {t.key[0]}: " + words(
-        rule.metric, where, estimate, (lo, hi), rule.bound, 1 - alpha, adjusted, verdict.value
+        rule.metric, where, estimate, (lo, hi), rule.bound, rule.confidence, adjusted, verdict.value
     )
     if meets_bound and stopped:
         reason += " Not confirmed: Holm's step-down stopped at an earlier test."
@@ -367,6 +373,30 @@ def _rule_reason(verdict: Verdict, mine: list[CheckResult]) -> str:
     return " ".join(worst_ones[:2]) + more
 
 
+def _small_samples(checks: list[CheckResult]) -> tuple[SmallSample, ...]:
+    """The tail-quantile tests that rest on fewer requests than their interval needs."""
+    worst_by_metric: dict[str, SmallSample] = {}
+    for c in checks:
+        needed = min_requests_for(c.metric) if c.metric in METRICS else None
+        if needed is None or c.n_baseline is None or c.n_candidate is None:
+            continue
+        n = min(c.n_baseline, c.n_candidate)
+        if n < needed and (c.metric not in worst_by_metric or n < worst_by_metric[c.metric].n):
+            worst_by_metric[c.metric] = SmallSample(c.rule_id, c.metric, n, needed)
+    return tuple(worst_by_metric.values())
+
+
+def _small_sample_note(few: tuple[SmallSample, ...]) -> str:
+    if not few:
+        return ""
+    parts = [f"{METRICS[s.metric].label} rests on {s.n} requests per arm (~{s.needed} needed)" for s in few]
+    return (
+        " Small samples: "
+        + "; ".join(parts)
+        + ". A tail interval from so few requests is too narrow: this verdict is less certain than it reads."
+    )
+
+
 def _summary(overall: Verdict, results: list[RuleResult]) -> str:
     if not results:
         return "Marginal: the contract states no rule the gate can check."
@@ -378,4 +408,4 @@ def _summary(overall: Verdict, results: list[RuleResult]) -> str:
     if overall is Verdict.PASS:
         return head
     first = next(r for r in results if r.verdict is overall)
-    return f"{head} {first.rule_id}: {first.reason}"
+    return f"{head} {first.description}: {first.reason}"

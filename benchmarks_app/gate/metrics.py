@@ -10,6 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# A tail quantile's bootstrap interval holds only with about this many requests beyond it
+# (fewer, and it is too narrow): p90 needs ~50 requests, p95 ~100, p99 ~500. The contract
+# validator warns by the same rule (`contracts_app.document.metrics.min_requests_for`; a
+# test keeps the two equal).
+TAIL_REQUESTS_BEYOND = 5
+
 LATENCY_BASES = ("ttft", "tpot", "itl_chunk", "e2e")
 QUANTILES = {"p50": 0.50, "p90": 0.90, "p95": 0.95, "p99": 0.99}
 
@@ -52,3 +58,11 @@ METRICS: dict[str, Metric] = _build()
 
 def lower_is_better(name: str) -> bool:
     return METRICS[name].lower_is_better
+
+
+def min_requests_for(name: str) -> int | None:
+    """Requests per arm and level a tail quantile metric needs; None for medians and throughputs."""
+    q = METRICS[name].quantile
+    if q is None or q <= 0.5:
+        return None
+    return round(TAIL_REQUESTS_BEYOND / (1 - q))

@@ -99,6 +99,17 @@ class Crossover:
 
 
 @dataclass(frozen=True)
+class SmallSample:
+    """A tail-quantile metric tested on fewer requests per arm (`n`, the fewest at any
+    level) than its interval needs (`needed`)."""
+
+    rule_id: str
+    metric: str
+    n: int
+    needed: int
+
+
+@dataclass(frozen=True)
 class GateResult:
     verdict: Verdict
     summary: str
@@ -109,6 +120,7 @@ class GateResult:
     n_boot: int
     correction: str
     method: dict[str, str] = field(default_factory=dict)
+    small_samples: tuple[SmallSample, ...] = ()
 
     def headline_speedups(self) -> list[dict[str, Any]]:
         """Per lane, the primary metric's improvement at the lowest measured level: the one
@@ -154,5 +166,6 @@ class GateResult:
                 "n_boot": self.n_boot,
                 "correction": self.correction,
                 "method": dict(self.method),
+                "small_samples": [asdict(s) for s in self.small_samples],
             }
         )

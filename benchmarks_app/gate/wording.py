@@ -21,6 +21,12 @@ def interval(lo: float, hi: float) -> str:
     return f"[{lo:.2f}, {hi:.2f}]"
 
 
+def _level(confidence: float, adjusted: bool) -> str:
+    """One confidence figure per rule, the one the contract states: the per-test level
+    Holm's correction uses is in the check's data and explained in the method notes."""
+    return pct(confidence) + (" confidence (Holm-adjusted)" if adjusted else " confidence")
+
+
 def improve_reason(
     metric: str,
     where: str,
@@ -34,7 +40,7 @@ def improve_reason(
     label = METRICS[metric].label
     direction = "better" if estimate >= 1 else "(worse than baseline)"
     head = f"{label} {estimate:.2f}{X} {direction} at {where} {interval(*ci)}, required ≥ {bar:g}{X}"
-    level = pct(confidence) + (" Holm-adjusted confidence" if adjusted else " confidence")
+    level = _level(confidence, adjusted)
     if verdict == "pass":
         return f"{head} (lower bound at {level})."
     if verdict == "marginal":
@@ -57,7 +63,7 @@ def non_inferiority_reason(
 ) -> str:
     label = METRICS[metric].label
     head = f"{label} {estimate:.2f}{X} of baseline at {where} {interval(*ci)}, allowed ≤ {bar:g}{X}"
-    level = pct(confidence) + (" Holm-adjusted confidence" if adjusted else " confidence")
+    level = _level(confidence, adjusted)
     if verdict == "pass":
         return f"{head} (upper bound at {level})."
     if verdict == "marginal":

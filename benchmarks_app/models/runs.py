@@ -6,7 +6,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from benchmarks_app.choices import FINISHED_STATES, EngineKind, RunState
+from benchmarks_app.choices import FINISHED_STATES, EngineKind, RunPhase, RunState
 
 
 class RunQuerySet(models.QuerySet["Run"]):
@@ -52,6 +52,14 @@ class Run(models.Model):
     progress_done = models.PositiveIntegerField(default=0)
     progress_total = models.PositiveIntegerField(default=0)
     last_error = models.TextField(blank=True)
+    # Set while no online worker can serve the run (which engine, which pool, why each
+    # worker doesn't fit); cleared when one can or when a worker claims it. Since when it
+    # has waited so: the sweep fails it after RUN_WORKER_WAIT_MAX_S.
+    waiting_reason = models.TextField(blank=True)
+    waiting_since = models.DateTimeField(null=True, blank=True)
+    # The worker's last reported phase of the current attempt (`RunPhase`) and since when.
+    phase = models.CharField(max_length=32, blank=True, choices=RunPhase.choices)
+    phase_since = models.DateTimeField(null=True, blank=True)
     # What happened to each attempt, in words, oldest first: [{"at", "attempt", "event", "detail"}].
     history = models.JSONField(default=list)
     created_by = models.ForeignKey(
@@ -89,6 +97,29 @@ class Run(models.Model):
         if not self.progress_total:
             return 0
         return round(100 * self.progress_done / self.progress_total)
+
+    @property
+    def phase_words(self) -> str:
+        """While running: what it is doing and for how long, e.g. "the engine is starting
+        and loading its model (42 s)"."""
+        if self.state != RunState.RUNNING or not self.phase or self.phase_since is None:
+            return ""
+        elapsed = int((timezone.now() - self.phase_since).total_seconds())
+        return (
+            f"{self.get_phase_display()} ({elapsed // 60} min {elapsed % 60} s)"
+            if elapsed >= 60
+            else (f"{self.get_phase_display()} ({elapsed} s)")
+        )
+
+    @property
+    def engine_label(self) -> str:
+        """The engine in words: for a managed run, the server the worker will launch."""
+        engine = ((self.spec.get("arms") or {}).get("candidate") or {}).get("engine") or {}
+        if self.engine_kind == EngineKind.MANAGED:
+            return f"{engine.get('server') or 'a server'} launched by the worker from the rendered command"
+        if self.engine_kind == EngineKind.OPENAI:
+            return f"given OpenAI-compatible endpoints ({engine.get('base_url', 'see the spec')})"
+        return "Transformers, in-process on the worker"
 
     def note(self, event: str, detail: str = "") -> None:
         """Append to the history; the caller saves."""

@@ -83,7 +83,14 @@ def run_start(*, run_id: int, worker: Worker, attempt: int) -> Run:
         run.save(update_fields=["progress_done", "history"])
         return run
     claimed = Run.objects.filter(pk=run.pk, state=RunState.QUEUED, attempt=attempt).update(
-        state=RunState.RUNNING, worker=worker, started_at=now, progress_done=0
+        state=RunState.RUNNING,
+        worker=worker,
+        started_at=now,
+        progress_done=0,
+        waiting_reason="",
+        waiting_since=None,
+        phase="",
+        phase_since=None,
     )
     if claimed != 1:  # unreachable under the row lock; kept as the claim's own guard
         raise Conflict(f"run {run.pk} could not be claimed", code="claim_lost")
@@ -94,7 +101,7 @@ def run_start(*, run_id: int, worker: Worker, attempt: int) -> Run:
 
 
 @transaction.atomic
-def run_progress(*, run_id: int, worker: Worker, attempt: int, done: int, total: int) -> Run:
+def run_progress(*, run_id: int, worker: Worker, attempt: int, done: int, total: int, phase: str = "") -> Run:
     run = _locked(run_id)
     _owner(worker, run)
     _stale(run, attempt)
@@ -103,7 +110,11 @@ def run_progress(*, run_id: int, worker: Worker, attempt: int, done: int, total:
         raise Conflict(f"run {run.pk} has not been started", code="not_started")
     run.progress_total = max(total, run.progress_total, 1)
     run.progress_done = min(max(done, 0), run.progress_total)
-    run.save(update_fields=["progress_done", "progress_total"])
+    fields = ["progress_done", "progress_total"]
+    if phase and phase != run.phase:
+        run.phase, run.phase_since = phase, timezone.now()
+        fields += ["phase", "phase_since"]
+    run.save(update_fields=fields)
     return run
 
 

@@ -13,6 +13,7 @@ from audit_app.services import audit_record
 from benchmarks_app.choices import ACTIVE_STATES, EngineKind, RunState
 from benchmarks_app.models import OutboxMessage, Run, Worker
 from benchmarks_app.services.outbox import outbox_enqueue
+from benchmarks_app.services.waiting import run_mark_waiting
 from benchmarks_app.signals import announce_run_finished
 from benchmarks_app.spec_build import build_spec, default_engine_kind, workloads_of
 from contracts_app.models import ContractVersion, Route
@@ -81,6 +82,7 @@ def _create_one(
     run.note("queued", f"to {run.queue}")
     run.save(update_fields=["spec", "progress_total", "history"])
     outbox_enqueue(run=run)
+    run_mark_waiting(run=run)
     return run
 
 

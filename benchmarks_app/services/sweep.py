@@ -16,6 +16,7 @@ from benchmarks_app.choices import RunState
 from benchmarks_app.models import Run, Worker
 from benchmarks_app.models.workers import offline_cutoff
 from benchmarks_app.services.outbox import outbox_enqueue
+from benchmarks_app.services.waiting import runs_waiting_sweep
 from benchmarks_app.signals import announce_run_finished
 from benchmarks_app.spec_build import build_spec
 
@@ -28,6 +29,8 @@ class SweepReport:
     requeued: list[int] = field(default_factory=list)
     failed: list[int] = field(default_factory=list)
     timed_out: list[int] = field(default_factory=list)
+    # Queued runs no online worker can serve (still waiting, or failed past the bound).
+    waiting: list[int] = field(default_factory=list)
 
 
 def _when(moment: datetime | None) -> str:
@@ -163,6 +166,9 @@ def runs_sweep(*, now: datetime | None = None) -> SweepReport:
                 _end(run, RunState.FAILED, f"{reason}; not retried: {why}", now)
                 report.failed.append(run.pk)
     _reroute_from_revoked(report, now)
+    waiting, unserved = runs_waiting_sweep(now=now)
+    report.waiting += waiting
+    report.failed += unserved
     return report
 
 

@@ -11,7 +11,7 @@ from . import rules_release
 from .datasets import WORKLOAD_REF_HELP, is_workload_dataset, parse_workload_ref
 from .engines import ENGINE_NAMES, HETEROGENEOUS_VOCAB, REQUIRED_ASSET, asset_role
 from .errors import FieldError
-from .metrics import METRICS
+from .metrics import METRICS, min_requests_for
 from .rollback import ROLLBACK_TARGET_HELP, parse_rollback_target
 from .schema import ROUTE_PATTERN, Asset, ContractDocument, Improvement, NonInferiority, TokenizerRef
 
@@ -361,3 +361,26 @@ def _warnings(doc: ContractDocument) -> Iterator[FieldError]:
             )
     if method == "none" and doc.rollback.to == "speculation_off":
         yield FieldError("rollback.to", "speculation is already off on this route")
+    yield from _small_samples(doc)
+
+
+def _small_samples(doc: ContractDocument) -> Iterator[FieldError]:
+    """A lane whose requests_per_level is too few for a tail quantile its rules name: the
+    gate's interval would be too narrow (the rule is `metrics.min_requests_for`)."""
+    named = [(f"measurement.improve[{i}]", r.metric) for i, r in enumerate(doc.measurement.improve)] + [
+        (f"measurement.non_inferiority[{i}]", r.metric) for i, r in enumerate(doc.measurement.non_inferiority)
+    ]
+    for lane, workload in doc.measurement.workloads.items():
+        n = workload.requests_per_level
+        short = [
+            (where, metric, needed)
+            for where, metric in named
+            if (needed := min_requests_for(metric)) and n < needed
+        ]
+        if short:
+            where, metric, needed = max(short, key=lambda s: s[2])
+            yield FieldError(
+                f"measurement.workloads.{lane}.requests_per_level",
+                f"{n} requests per level are too few for {metric} ({where}): a tail quantile's interval "
+                f"needs about {needed}, else it is too narrow and the verdict less certain than it reads",
+            )

@@ -39,7 +39,9 @@ def output_stability(gate_result: Mapping[str, Any]) -> dict[str, Any]:
                 x=[c["lane"] for c in measured],
                 y=[c["estimate"] for c in measured],
                 text=[f"{c['estimate']:.1%} ({c['verdict']})" for c in measured],
-                textposition="outside",
+                # Inside the bar's top: the required line's label sits above the line.
+                textposition="inside",
+                insidetextanchor="end",
                 name="candidate",
                 hovertemplate="%{x}: %{y:.2%} of outputs identical<extra></extra>",
                 **bar_style("candidate"),
@@ -51,7 +53,7 @@ def output_stability(gate_result: Mapping[str, Any]) -> dict[str, Any]:
             y=required,
             line={"color": OKABE_ITO["green"], "dash": "dash"},
             annotation_text=f"required ≥ {required:.0%}",
-            annotation_position="bottom right",
+            annotation_position="top right",
         )
     unmeasured = [c["lane"] for c in checks if c["estimate"] is None]
     if not measured:
@@ -61,7 +63,7 @@ def output_stability(gate_result: Mapping[str, Any]) -> dict[str, Any]:
     elif unmeasured:
         corner_note(fig, f"not measured: {', '.join(unmeasured)}")
     fig.update_xaxes(type="category")
-    fig.update_yaxes(range=[0, 1.1], tickformat=".0%")
+    fig.update_yaxes(range=[0, 1.15], tickformat=".0%")
     return to_dict(fig)
 
 

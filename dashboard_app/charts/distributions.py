@@ -18,6 +18,7 @@ from dashboard_app.charts.style import (
     level_axis_title,
     level_text,
     line_style,
+    log_level_axis,
     no_data,
     to_dict,
 )
@@ -147,8 +148,7 @@ def latency_by_level(
                 **line_style(arm),
             )
         )
-    ticks = sorted(levels)
-    fig.update_xaxes(type="log", tickvals=ticks, ticktext=[f"{t:g}" for t in ticks])
+    log_level_axis(fig, sorted(levels))
     if not drawn:
         no_data(fig, f"No {label} was measured.")
     return to_dict(fig)

@@ -1,4 +1,5 @@
-"""Speedup vs. load level with its confidence band and the crossover, from the gate result."""
+"""Speedup vs. load level with the intervals that decided the verdict drawn as error bars,
+the required bar and the crossover, from the gate result."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from dashboard_app.charts.style import OKABE_ITO, TIMES, layout, no_data, to_dict
+from dashboard_app.charts.style import OKABE_ITO, TIMES, layout, log_level_axis, no_data, to_dict
 
 _METRIC_NAMES = {"ttft": "TTFT", "tpot": "TPOT", "itl_chunk": "Inter-chunk latency", "e2e": "E2E latency"}
 
@@ -34,40 +35,40 @@ def speedup_vs_load(gate_result: Mapping[str, Any], *, lane: str) -> dict[str, A
         no_data(fig, "No level could be compared.")
         return to_dict(fig)
     xs = [p["level"] for p in points]
-    conf = f"{100 * entry['confidence']:.3g}%" if entry else ""
-    # The band: the upper edge first (invisible), then the lower edge filled up to it.
+    # The interval drawn is the one that decided the verdict: the improve rule's check at
+    # that level (its Holm-adjusted bound) where there is one, else the crossover's.
+    decided = {
+        c["level"]: c
+        for c in gate_result.get("checks", [])
+        if c.get("kind") == "improve"
+        and c.get("metric") == metric
+        and c.get("lane") == lane
+        and c.get("ci_low") is not None
+    }
+    lows = [decided.get(p["level"], p)["ci_low"] for p in points]
+    highs = [decided.get(p["level"], p)["ci_high"] for p in points]
+    ys = [p["estimate"] for p in points]
     fig.add_trace(
         go.Scatter(
             x=xs,
-            y=[p["ci_high"] for p in points],
-            mode="lines",
-            line={"width": 0},
-            showlegend=False,
-            hoverinfo="skip",
-            name="interval upper",
-        )
-    )
-    fig.add_trace(
-        go.Scatter(
-            x=xs,
-            y=[p["ci_low"] for p in points],
-            mode="lines",
-            line={"width": 0},
-            fill="tonexty",
-            fillcolor="rgba(213, 94, 0, 0.18)",
-            name=f"{conf} interval",
-            hoverinfo="skip",
-        )
-    )
-    fig.add_trace(
-        go.Scatter(
-            x=xs,
-            y=[p["estimate"] for p in points],
-            customdata=[[p["ci_low"], p["ci_high"]] for p in points],
-            mode="lines+markers",
-            name="speedup",
+            y=ys,
+            customdata=list(zip(lows, highs, strict=True)),
+            # One level is a dot with its whisker; several are joined.
+            mode="lines+markers" if len(points) > 1 else "markers",
+            name="speedup with its interval",
             line={"color": OKABE_ITO["vermillion"], "width": 2},
             marker={"symbol": "diamond", "size": 9},
+            error_y={
+                "type": "data",
+                "symmetric": False,
+                "array": [max(0.0, h - y) if h is not None else 0 for h, y in zip(highs, ys, strict=True)],
+                "arrayminus": [
+                    max(0.0, y - lo) if lo is not None else 0 for lo, y in zip(lows, ys, strict=True)
+                ],
+                "color": OKABE_ITO["vermillion"],
+                "thickness": 2,
+                "width": 8,
+            },
             hovertemplate="%{x}: %{y:.2f}"
             + TIMES
             + " [%{customdata[0]:.2f}, %{customdata[1]:.2f}]<extra></extra>",
@@ -101,5 +102,5 @@ def speedup_vs_load(gate_result: Mapping[str, Any], *, lane: str) -> dict[str, A
             annotation_text=f"crossover at {entry['level']:g}",
             annotation_position="top left",
         )
-    fig.update_xaxes(type="log", tickvals=xs, ticktext=[f"{x:g}" for x in xs])
+    log_level_axis(fig, xs)
     return to_dict(fig)

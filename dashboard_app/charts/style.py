@@ -8,6 +8,7 @@ deficiencies), line dash, and marker symbol (bars: a fill pattern).
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -35,7 +36,7 @@ ARM_STYLE: dict[str, dict[str, str]] = {
 }
 METRIC_LABELS = {
     "ttft_ms": ("TTFT", "ms"),
-    "tpot_ms": ("TPOT (per output token)", "ms"),
+    "tpot_ms": ("TPOT", "ms per output token"),
     "e2e_ms": ("E2E latency", "ms"),
     "itl_chunk_ms": ("Inter-chunk latency", "ms"),
     "tokens_per_chunk": ("Tokens per chunk", "tokens"),
@@ -96,6 +97,20 @@ def by_level(aggregates: Sequence[Mapping[str, Any]]) -> dict[tuple[str, float],
 def no_data(fig: go.Figure, message: str) -> None:
     fig.add_annotation(
         text=message, showarrow=False, xref="paper", yref="paper", x=0.5, y=0.5, font={"size": 14}
+    )
+
+
+def log_level_axis(fig: go.Figure, levels: Sequence[float]) -> None:
+    """A log x axis ticked at the measured levels, with room either side of the outermost
+    ones (the range is in decades), so no point sits on the plot's edge."""
+    ticks = sorted({float(x) for x in levels if x and x > 0})
+    if not ticks:
+        fig.update_xaxes(type="log")
+        return
+    left, right = math.log10(ticks[0]), math.log10(ticks[-1])
+    pad = max(0.25, 0.1 * (right - left))
+    fig.update_xaxes(
+        type="log", tickvals=ticks, ticktext=[f"{t:g}" for t in ticks], range=[left - pad, right + pad]
     )
 
 

@@ -9,11 +9,14 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from django.conf import settings
+
 from benchmarks_app.aggregates import aggregate_result
 from benchmarks_app.choices import ACTIVE_STATES, RunState
 from benchmarks_app.models import Run, RunResult
-from benchmarks_app.selectors import unserved_queues
+from benchmarks_app.selectors import waiting_reasons
 from dashboard_app.charts import figure_json, release_figures
+from dashboard_app.selectors.verdict import verdict_at_a_glance
 from releases_app.choices import ReleaseState
 from releases_app.models import Release
 
@@ -41,13 +44,28 @@ def lane_aggregates(runs: list[Run]) -> dict[str, dict[str, list[dict[str, Any]]
     return out
 
 
+def _no_data_text(figure: dict[str, Any]) -> str | None:
+    """A figure that draws nothing is shown as its message in words, not as an empty chart."""
+    if figure.get("data"):
+        return None
+    notes = [a.get("text", "") for a in figure.get("layout", {}).get("annotations", [])]
+    return " ".join(n for n in notes if n) or "No data."
+
+
 def _lane_groups(figures: list[dict[str, Any]]) -> list[dict[str, Any]]:
     groups: dict[str | None, list[dict[str, Any]]] = defaultdict(list)
     for fig in figures:
         # Distributions have a panel per load level: they get the page's full width.
         wide = fig["id"].endswith("-tpot")
+        empty = _no_data_text(fig["figure"])
         groups[fig["lane"]].append(
-            {"id": fig["id"], "title": fig["title"], "json": figure_json(fig["figure"]), "wide": wide}
+            {
+                "id": fig["id"],
+                "title": fig["title"],
+                "json": None if empty else figure_json(fig["figure"]),
+                "empty": empty,
+                "wide": wide and not empty,
+            }
         )
     return [{"lane": lane, "charts": charts} for lane, charts in groups.items()]
 
@@ -75,6 +93,7 @@ def release_evidence(release: Release) -> dict[str, Any]:
     return {
         **progress,
         "gate": gate,
+        "verdict": verdict_at_a_glance(gate),
         "rules": rules,
         "crossovers": (gate or {}).get("crossover") or [],
         "groups": _lane_groups(figures),
@@ -82,14 +101,17 @@ def release_evidence(release: Release) -> dict[str, Any]:
 
 
 def progress_context(release: Release) -> dict[str, Any]:
-    """What the progress table shows: the runs, whether to keep polling, and the queues
-    nobody serves (so a run that cannot start says so instead of waiting silently)."""
+    """What the progress table shows: the runs, whether to keep polling, and why a run
+    that no worker can serve waits (so it says so instead of waiting silently)."""
     runs = list(Run.objects.filter(release=release).select_related("worker").order_by("id"))
+    waiting = waiting_reasons(runs)
+    for run in runs:
+        run.waiting_now = waiting.get(run.pk, "")  # type: ignore[attr-defined]
     return {
         "release": release,
         "runs": runs,
         "active": progress_active(release, runs),
-        "unserved": unserved_queues(runs),
+        "waiting_max_s": settings.RUN_WORKER_WAIT_MAX_S,
     }
 
 

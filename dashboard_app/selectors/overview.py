@@ -1,6 +1,10 @@
-"""Reads for the routes overview and the fleet view: every route with its active contract,
-its latest gate verdict and headline speedups, and its open release, in ONE query
-(subqueries on the releases table), whatever the number of routes or releases."""
+"""Reads for the routes overview, the fleet view and the route card: every route with its
+active contract, the headline speedups of what is active NOW (the latest gated release
+whose candidate is the active version), its latest gate verdict, and its open release, in
+ONE query (subqueries on the releases table), whatever the number of routes or releases.
+
+A gated release that no longer speaks for the route (rolled back, rejected, superseded by
+another version) is history: its speedup is shown only as such, never as the route's."""
 
 from __future__ import annotations
 
@@ -46,9 +50,15 @@ class RouteRow:
     gated_release_id: int | None
     verdict: str | None
     gated_release_state: str | None = None
+    # The speedups of the active version (measured by `current_release_id`); empty when
+    # what is active now was never measured (e.g. after a rollback to speculation off).
     speedups: list[Speedup] = field(default_factory=list)
     open_release_id: int | None = None
     open_release_state: str | None = None
+    current_release_id: int | None = None
+    current_verdict: str | None = None
+    # The latest gate's speedups when that release is not the active version's: history.
+    history_speedups: list[Speedup] = field(default_factory=list)
 
     @property
     def verdict_is_history(self) -> bool:
@@ -88,7 +98,14 @@ def _speedups(raw: Any) -> list[Speedup]:
 def _annotated(routes: QuerySet[Route]) -> QuerySet[Route]:
     gated = Release.objects.filter(route=OuterRef("pk"), gate_verdict__isnull=False).order_by("-id")
     open_ = Release.objects.filter(route=OuterRef("pk"), state__in=OPEN_STATES).order_by("-id")
+    # What runs now: the latest gated release whose candidate is the active version.
+    current = Release.objects.filter(
+        route=OuterRef("pk"), candidate_version=OuterRef("active_version"), gate_verdict__isnull=False
+    ).order_by("-id")
     return routes.select_related("active_version").annotate(
+        current_release_id=Subquery(current.values("pk")[:1]),
+        current_speedup=Subquery(current.values("gate_result__speedup")[:1]),
+        current_verdict=Subquery(current.values("gate_verdict")[:1]),
         gated_release_id=Subquery(gated.values("pk")[:1]),
         last_verdict=Subquery(gated.values("gate_verdict")[:1]),
         gated_release_state=Subquery(gated.values("state")[:1]),
@@ -115,33 +132,42 @@ def route_rows(routes: QuerySet[Route] | None = None) -> list[RouteRow]:
                 gated_release_id=route.gated_release_id,  # type: ignore[attr-defined]
                 verdict=route.last_verdict,  # type: ignore[attr-defined]
                 gated_release_state=route.gated_release_state,  # type: ignore[attr-defined]
-                speedups=_speedups(route.last_speedup),  # type: ignore[attr-defined]
+                speedups=_speedups(route.current_speedup),  # type: ignore[attr-defined]
                 open_release_id=route.open_release_id,  # type: ignore[attr-defined]
                 open_release_state=route.open_release_state,  # type: ignore[attr-defined]
+                current_release_id=route.current_release_id,  # type: ignore[attr-defined]
+                current_verdict=route.current_verdict,  # type: ignore[attr-defined]
+                history_speedups=(
+                    _speedups(route.last_speedup)  # type: ignore[attr-defined]
+                    if route.gated_release_id != route.current_release_id  # type: ignore[attr-defined]
+                    else []
+                ),
             )
         )
     return rows
 
 
 def fleet_cells(rows: list[RouteRow]) -> list[dict[str, Any]]:
-    """Heatmap cells (`fleet_heatmap` input): per route and measured lane, the latest
-    gate's headline speedup and verdict, and what became of that release when it is not
-    the one serving (a rolled-back or rejected release's speedup is history)."""
+    """Heatmap cells (`fleet_heatmap` input): per route and measured lane, the headline
+    speedup of what is active now, with the release that measured it. A route whose active
+    version was never measured has no cell (its last measurement is history: `fleet_history`)."""
     return [
         {
             "route": row.route.slug,
             "lane": s.lane,
             "speedup": s.estimate,
-            "verdict": row.verdict
-            if row.gated_release_state in _CURRENT
-            else f"{row.verdict}, {str(row.gated_release_state).replace('_', ' ')}",
-            "gate_verdict": row.verdict,
-            "release_state": row.gated_release_state,
-            "release_state_words": str(row.gated_release_state or "").replace("_", " "),
-            "release_id": row.gated_release_id,
+            "verdict": f"{row.current_verdict}, release #{row.current_release_id}",
+            "gate_verdict": row.current_verdict,
+            "release_id": row.current_release_id,
+            "active_since": row.route.active_since,
             "metric": s.metric,
             "level": s.level_words,
         }
         for row in rows
         for s in row.speedups
     ]
+
+
+def fleet_history(rows: list[RouteRow]) -> list[RouteRow]:
+    """Routes whose latest measured speedup belongs to a release that is not what runs now."""
+    return [row for row in rows if row.history_speedups]

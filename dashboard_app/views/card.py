@@ -8,8 +8,34 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 
+from contracts_app.models import Route
 from contracts_app.views.pages import route_or_404
 from dashboard_app.selectors.checklist import Checklist, route_checklist
+from dashboard_app.selectors.overview import RouteRow, route_rows
+
+
+def _row(route: Route) -> RouteRow | None:
+    """The route's overview row: the speedup of what is active now, and history as such."""
+    rows = route_rows(Route.objects.filter(pk=route.pk))
+    return rows[0] if rows else None
+
+
+def speedup_lines(row: RouteRow | None) -> list[str]:
+    """The card's speedup facts in words: what runs now, then history labelled as history."""
+    if row is None or row.route.active_version is None:
+        return []
+    version = row.route.active_version.number
+    since = f", active since {row.route.active_since:%Y-%m-%d}" if row.route.active_since else ""
+    if row.speedups:
+        now = ", ".join(f"{s.estimate:.2f}× ({s.lane}, {s.metric} at {s.level_words})" for s in row.speedups)
+        lines = [f"Measured speedup of version {version}: {now}, release #{row.current_release_id}{since}"]
+    else:
+        lines = [f"No measured speedup for version {version}, which runs now{since}"]
+    if row.history_speedups:
+        kind = "History" if row.verdict_is_history else "Candidate, not active"
+        then = ", ".join(f"{s.estimate:.2f}× ({s.lane})" for s in row.history_speedups)
+        lines.append(f"{kind}: {then} in release #{row.gated_release_id}, {row.gated_release_state_words}")
+    return lines
 
 
 @login_required
@@ -18,6 +44,7 @@ def route_card(request: HttpRequest, slug: str) -> HttpResponse:
     context = {
         "route": route,
         "active": route.active_version,
+        "speedups": speedup_lines(_row(route)),
         "checklist": route_checklist(route),
         "generated_at": timezone.now(),
         "nav": "routes",
@@ -28,7 +55,12 @@ def route_card(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 def route_card_markdown(request: HttpRequest, slug: str) -> HttpResponse:
     route = route_or_404(slug)
-    text = card_markdown(route, route_checklist(route), base=request.build_absolute_uri("/").rstrip("/"))
+    text = card_markdown(
+        route,
+        route_checklist(route),
+        base=request.build_absolute_uri("/").rstrip("/"),
+        speedups=speedup_lines(_row(route)),
+    )
     response = HttpResponse(text, content_type="text/markdown; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{route.slug}-route-card.md"'
     return response
@@ -40,7 +72,9 @@ def _md(text: str) -> str:
     return "".join("\\" + c if c in "\\*_[]<>#|" else c for c in text)
 
 
-def card_markdown(route: object, checklist: Checklist, *, base: str) -> str:
+def card_markdown(
+    route: object, checklist: Checklist, *, base: str, speedups: list[str] | None = None
+) -> str:
     active = getattr(route, "active_version", None)
     lines = [f"# Route card: {route}", ""]
     description = getattr(route, "description", "") or (active.document.get("description") if active else "")
@@ -53,6 +87,7 @@ def card_markdown(route: object, checklist: Checklist, *, base: str) -> str:
             f"- Active contract: version {active.number}, digest `{active.digest}`",
             f"- Target: `{target.get('model')}` on {engine}",
             f"- Speculation: `{active.speculation_method}`",
+            *(f"- {_md(line)}" for line in speedups or []),
         ]
     else:
         lines.append("- Active contract: none yet")

@@ -11,7 +11,7 @@ from django.shortcuts import render
 
 from dashboard_app.charts import figure_json, fleet_heatmap
 from dashboard_app.selectors.live import drifted_endpoints
-from dashboard_app.selectors.overview import fleet_cells, route_rows
+from dashboard_app.selectors.overview import fleet_cells, fleet_history, route_rows
 
 
 def _fit_labels(figure: dict[str, Any]) -> dict[str, Any]:
@@ -34,6 +34,7 @@ def fleet_page(request: HttpRequest) -> HttpResponse:
         "routes": routes,
         "table": table,
         "unmeasured": [row.route.slug for row in rows if not row.speedups],
+        "history": fleet_history(rows),
         "figure": figure_json(_fit_labels(fleet_heatmap(cells))) if cells else None,
         "live_drift": drifted_endpoints(),
         "nav": "fleet",

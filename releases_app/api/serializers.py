@@ -1,6 +1,7 @@
 from __future__ import annotations
 
-from typing import Any
+from datetime import datetime
+from typing import Any, TypedDict
 
 from rest_framework import serializers
 
@@ -8,6 +9,13 @@ from audit_app.models import AuditEvent
 from releases_app.choices import MIN_JUSTIFICATION_LENGTH
 from releases_app.models import Decision, Release
 from specpact.text import JUSTIFICATION_MAX, REASON_MAX
+
+
+class WaitingRun(TypedDict):
+    run: int
+    lane: str
+    reason: str
+    since: datetime | None
 
 
 class ReleaseCreateSerializer(serializers.Serializer[Any]):
@@ -79,9 +87,28 @@ class ReleaseDetailSerializer(ReleaseSerializer):
     gate_result = serializers.JSONField()
     decisions = serializers.SerializerMethodField()
     timeline = serializers.SerializerMethodField()
+    waiting_for_worker = serializers.SerializerMethodField(
+        help_text="the release's queued runs that no online worker can serve, each with the reason "
+        "(which engine, which pool, why each worker doesn't fit) and since when; empty when none"
+    )
 
     class Meta(ReleaseSerializer.Meta):
-        fields = [*ReleaseSerializer.Meta.fields, "gate_result", "diff", "decisions", "timeline"]
+        fields = [
+            *ReleaseSerializer.Meta.fields,
+            "gate_result",
+            "diff",
+            "decisions",
+            "timeline",
+            "waiting_for_worker",
+        ]
+
+    def get_waiting_for_worker(self, release: Release) -> list[WaitingRun]:
+        from benchmarks_app.selectors import runs_waiting_for_worker
+
+        return [
+            {"run": run.pk, "lane": run.lane, "reason": run.waiting_reason, "since": run.waiting_since}
+            for run in runs_waiting_for_worker(release_id=release.pk)
+        ]
 
     def get_decisions(self, release: Release) -> list[dict[str, Any]]:
         from releases_app.selectors import release_decisions

@@ -101,3 +101,35 @@ def seed_routes() -> None:
 
 def benchmark_release() -> Release | None:
     return Release.objects.filter(route__slug=BENCHMARKED_ROUTE).order_by("-pk").first()
+
+
+# Measured for issue 13 on the 2-core CPU machine (no GPU): about 70 s until the in-process
+# engine has loaded Gemma 3 270M, about four minutes from proposal to the gate's verdict.
+MEASURED_TIME_TO_VERDICT_S = 240
+
+
+def last_time_to_verdict_s() -> int | None:
+    """How long the last demo benchmark on this machine took, from the release's proposal
+    to its last run's end (the gate's verdict follows at once); None if none finished."""
+    from django.db.models import Max
+
+    done = (
+        Release.objects.filter(route__slug=BENCHMARKED_ROUTE, gate_verdict__isnull=False)
+        .annotate(ended=Max("runs__finished_at"))
+        .exclude(ended__isnull=True)
+        .order_by("-pk")
+        .values_list("created_at", "ended")
+        .first()
+    )
+    return int((done[1] - done[0]).total_seconds()) if done else None
+
+
+def time_to_verdict_words() -> str:
+    measured = last_time_to_verdict_s()
+    if measured is not None:
+        took = f"{measured // 60} min {measured % 60} s"
+        return f"the last demo benchmark on this machine took {took} to a verdict"
+    return (
+        f"expect about {MEASURED_TIME_TO_VERDICT_S // 60} minutes to a verdict on a 2-core CPU "
+        "(about 70 s of that is the engine loading the model)"
+    )

@@ -12,6 +12,7 @@ from django.test import override_settings
 
 from benchmarks_app.models import Run
 from benchmarks_app.services.lifecycle import run_progress, run_start
+from releases_app.services import release_approve
 from tests.support.benchmarked import active_route, benchmarked_release, propose_candidate, register_worker
 from tests.support.browser import CHARTS, chart_traces, sign_in, sign_out
 
@@ -102,6 +103,8 @@ def test_every_page_runs_under_the_policy_without_a_violation(
     assert all(chart["svg"] >= 1 for chart in chart_traces(w.page))
     shots(w.page, "release-under-csp")
     w.assert_clean("release page")
+    # The fleet maps what runs now: the release, once active.
+    release_approve(release=release, actor=approver, reason="gate passed")
     w.visit(f"{base}/fleet/")
     w.page.wait_for_selector("#fleet-heatmap svg.main-svg")
     w.assert_clean("fleet")

@@ -38,7 +38,7 @@ def test_latency_distributions_have_one_ecdf_per_arm_and_level(run):
     assert [t["showlegend"] for t in fig["data"]] == [True, True, False, False, False, False]
     ecdf = fig["data"][0]
     assert ecdf["y"][0] == 0 and ecdf["y"][-1] == 1 and ecdf["x"] == sorted(ecdf["x"])
-    assert fig["layout"]["xaxis"]["title"]["text"] == "TPOT (per output token) (ms)"
+    assert fig["layout"]["xaxis"]["title"]["text"] == "TPOT (ms per output token)"
     assert fig["layout"]["xaxis"]["type"] == "log"
 
 
@@ -59,17 +59,37 @@ def test_ttft_by_level_plots_medians_with_p5_p95_whiskers(run):
     assert fig["layout"]["xaxis"]["title"]["text"] == "concurrency (concurrent requests)"
 
 
-def test_speedup_vs_load_draws_the_band_the_bar_and_the_crossover(run):
+def test_speedup_vs_load_draws_the_deciding_intervals_as_error_bars_the_bar_and_the_crossover(run):
     fig = valid(speedup_vs_load(run["gate"], lane="chat"))
-    assert names(fig) == ["interval upper", "95% interval", "speedup"]
+    assert names(fig) == ["speedup with its interval"]
     crossover = run["gate"]["crossover"][0]
-    assert fig["data"][2]["y"] == [p["estimate"] for p in crossover["levels"]]
+    [trace] = fig["data"]
+    assert trace["y"] == [p["estimate"] for p in crossover["levels"]]
+    # Where the improve rule tested a level, the whisker is that test's interval: the one
+    # its verdict rests on.
+    checks = {c["level"]: c for c in run["gate"]["checks"] if c["kind"] == "improve"}
+    assert checks  # the rule applies at concurrency <= 4
+    for i, level in enumerate(trace["x"]):
+        low = checks[level]["ci_low"] if level in checks else crossover["levels"][i]["ci_low"]
+        high = checks[level]["ci_high"] if level in checks else crossover["levels"][i]["ci_high"]
+        assert trace["y"][i] - trace["error_y"]["arrayminus"][i] == pytest.approx(low)
+        assert trace["y"][i] + trace["error_y"]["array"][i] == pytest.approx(high)
+    # No point sits on the plot's edge.
+    low_edge, high_edge = fig["layout"]["xaxis"]["range"]
+    assert 10**low_edge < min(trace["x"]) and 10**high_edge > max(trace["x"])
     shapes = fig["layout"]["shapes"]
     assert {s["y0"] for s in shapes if s["type"] == "line" and s.get("yref") == "y"} >= {1, 1.2}
     texts = [a["text"] for a in fig["layout"]["annotations"]]
     if crossover["level"] is not None:
         assert f"crossover at {crossover['level']:g}" in texts
     assert "required 1.2×" in texts
+
+
+def test_a_single_level_is_a_dot_with_its_whisker(run):
+    gate = dict(run["gate"])
+    gate["crossover"] = [{**gate["crossover"][0], "levels": gate["crossover"][0]["levels"][:1]}]
+    [trace] = valid(speedup_vs_load(gate, lane="chat"))["data"]
+    assert trace["mode"] == "markers" and trace["error_y"]["arrayminus"][0] > 0
 
 
 def test_speedup_for_an_unknown_lane_says_so():
@@ -143,5 +163,5 @@ def test_release_figures_builds_every_chart_with_unique_ids(run):
         "stability",
     ]
     assert all(valid(f["figure"]) for f in figures)
-    assert figures[1]["title"] == "TPOT (per output token) distribution, lane chat"
+    assert figures[1]["title"] == "TPOT distribution, lane chat"
     assert len(release_figures(baseline={}, candidate={})) == 0

@@ -155,7 +155,7 @@ def test_report_only_is_a_setting(viewer: Any) -> None:
 
 
 def test_plotlys_stylesheet_and_ids_are_the_bundles_own() -> None:
-    bundle = (VENDOR / "plotly.min.js").read_text(encoding="utf-8")
+    bundle = (VENDOR / "plotly-cartesian.min.js").read_text(encoding="utf-8")
     assert (VENDOR / "plotly.css").read_text(encoding="utf-8") == plotly_css(bundle)
     include = (ROOT / "dashboard_app/templates/dashboard/_plotly.html").read_text()
     assert f'<template id="{maplibre_style_id(bundle)}"></template>' in include

@@ -32,26 +32,52 @@ def test_with_nothing_measured_it_says_what_to_do(signed_in: Client) -> None:
     assert "No route has a measured speedup yet" in body and "data-plotly" not in body
 
 
-def test_it_maps_each_measured_lane_of_each_route(benchmarked: Release, signed_in: Client) -> None:
+def test_it_maps_each_measured_lane_of_what_each_route_runs_now(
+    benchmarked: Release, second_approver: Any, signed_in: Client
+) -> None:
+    release_approve(release=benchmarked, actor=second_approver, reason="gate passed")
     body = signed_in.get("/fleet/").content.decode()
     trace = heatmap(body)["data"][0]
     assert trace["type"] == "heatmap"
     assert trace["x"] == ["contract-summaries"] and trace["y"] == ["extraction", "summarization"]
     speedups = {s["lane"]: s["estimate"] for s in benchmarked.gate_result["speedup"]}
     for lane, row in zip(trace["y"], trace["text"], strict=True):
-        assert row[0].startswith(f"{speedups[lane]:.2f}×")
+        assert row[0].startswith(f"{speedups[lane]:.2f}×") and f"release #{benchmarked.pk}" in row[0]
     table = body[body.index('class="fleet-table"') :]
-    assert f'href="/releases/{benchmarked.pk}/"><strong>{speedups["extraction"]:.2f}×</strong>' in table
+    assert f"<strong>{speedups['extraction']:.2f}×</strong>" in table
+    assert f'href="/releases/{benchmarked.pk}/">release #{benchmarked.pk}</a>, active since' in table
 
 
-def test_a_rolled_back_speedup_is_marked_as_history(
+def test_a_pending_candidates_speedup_is_not_the_routes(benchmarked: Release, signed_in: Client) -> None:
+    body = signed_in.get("/fleet/").content.decode()
+    assert "data-plotly" not in body  # nothing measured runs now
+    history = body[body.index("Other measurements") :]
+    assert '<span class="badge badge-awaiting_review">awaiting review</span>' in history
+
+
+def test_after_a_rollback_no_page_shows_the_rolled_back_speedup_as_current(
     benchmarked: Release, second_approver: Any, signed_in: Client
 ) -> None:
     release_approve(release=benchmarked, actor=second_approver, reason="gate passed")
     release_rollback(release=benchmarked, actor=second_approver, reason="drifted in production")
-    body = signed_in.get("/fleet/").content.decode()
-    assert "rolled back" in heatmap(body)["data"][0]["text"][0][0]
-    assert '<span class="badge badge-rolled_back">rolled back</span>' in body
+    speedups = [f"{s['estimate']:.2f}×" for s in benchmarked.gate_result["speedup"]]
+
+    fleet = signed_in.get("/fleet/").content.decode()
+    assert "data-plotly" not in fleet and 'class="fleet-table"' not in fleet
+    history = fleet[fleet.index("Other measurements") :]
+    assert '<span class="badge badge-rolled_back">rolled back</span>' in history
+    assert all(s in history for s in speedups)
+    assert all(s not in fleet[: fleet.index("Other measurements")] for s in speedups)
+
+    overview = signed_in.get("/").content.decode()
+    row = overview[overview.index('href="/routes/contract-summaries/"') :]
+    assert "not measured for v1" in row
+    assert f"<strong>{speedups[0]}</strong>" not in row
+    assert "history: " in row and "rolled back" in row
+
+    card = signed_in.get("/routes/contract-summaries/card/").content.decode()
+    assert all(s not in card.split("History")[0] for s in speedups)
+    assert "No measured speedup for version 1" in card
 
 
 def test_the_fleet_reads_in_constant_queries(

@@ -83,7 +83,8 @@ def test_an_unknown_route_has_no_card(signed_in: Client) -> None:
 def test_the_route_page_reads_in_constant_queries(
     live: Release, proposer: Any, approver: Any, signed_in: Client
 ) -> None:
-    # The route page's 10 include two for live endpoints (checklist Q1 and the page's list).
+    # The route page's 10 include two for live endpoints (checklist Q1 and the page's list); the
+    # card reads its speedup facts in one query more (the overview row of the route).
     pinned = {"/routes/contract-summaries/": 10, "/routes/contract-summaries/card/": 7}
     for url, queries in pinned.items():
         with assert_num_queries(queries):

@@ -11,7 +11,11 @@ def warnings_of(data: dict) -> dict[str, str]:
 
 
 def test_a_clean_contract_has_no_warnings() -> None:
-    assert warnings_of(base()) == {}
+    doc = base()
+    # The example measures 64 requests per level: too few for the p95 its TTFT rule names.
+    for workload in doc["measurement"]["workloads"].values():
+        workload["requests_per_level"] = 128
+    assert warnings_of(doc) == {}
 
 
 def test_sglang_ngram_is_cuda_only() -> None:
@@ -65,3 +69,36 @@ def test_an_improvement_below_one_is_flagged() -> None:
     doc = base()
     doc["measurement"]["improve"][0]["min_ratio"] = 0.9
     assert "get worse" in warnings_of(doc)["measurement.improve[0].min_ratio"]
+
+
+def test_too_few_requests_for_a_tail_quantile_its_rules_name_is_a_warning() -> None:
+    doc = base()
+    doc["measurement"]["non_inferiority"] = [{"metric": "ttft_p95", "max_ratio": 1.1}]
+    lane = next(iter(doc["measurement"]["workloads"]))
+    doc["measurement"]["workloads"][lane]["requests_per_level"] = 12
+    message = warnings_of(doc)[f"measurement.workloads.{lane}.requests_per_level"]
+    assert "12 requests per level are too few for ttft_p95" in message and "about 100" in message
+    doc["measurement"]["workloads"][lane]["requests_per_level"] = 100
+    assert f"measurement.workloads.{lane}.requests_per_level" not in warnings_of(doc)
+
+
+def test_medians_need_no_more_requests() -> None:
+    doc = base()
+    doc["measurement"]["improve"] = [{"metric": "tpot_p50", "min_ratio": 1.2}]
+    doc["measurement"]["non_inferiority"] = []
+    lane = next(iter(doc["measurement"]["workloads"]))
+    doc["measurement"]["workloads"][lane]["requests_per_level"] = 12
+    assert f"measurement.workloads.{lane}.requests_per_level" not in warnings_of(doc)
+
+
+def test_the_validator_and_the_gate_hold_the_same_sample_rule() -> None:
+    from benchmarks_app.gate.metrics import METRICS as GATE_METRICS
+    from benchmarks_app.gate.metrics import min_requests_for as gate_needs
+    from contracts_app.document.metrics import min_requests_for
+
+    assert {m: min_requests_for(m) for m in GATE_METRICS} == {m: gate_needs(m) for m in GATE_METRICS}
+    assert (min_requests_for("ttft_p90"), min_requests_for("ttft_p95"), min_requests_for("e2e_p99")) == (
+        50,
+        100,
+        500,
+    )

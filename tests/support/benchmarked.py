@@ -200,7 +200,7 @@ def harness_outcome(run: Run) -> dict[str, Any]:
         # In its own thread: the harness runs its own event loop, which can't start in a
         # thread that already has one (a browser test's Playwright).
         with ThreadPoolExecutor(1) as pool:
-            outcome = pool.submit(execute, RunSpec.model_validate(spec), lambda done, total: None).result()
+            outcome = pool.submit(execute, RunSpec.model_validate(spec), lambda *_: None).result()
         _OUTCOMES[key] = outcome
     return {**copy.deepcopy(_OUTCOMES[key]), "run_id": run.pk, "attempt": run.attempt}
 

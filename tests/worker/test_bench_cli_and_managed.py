@@ -83,8 +83,11 @@ def _launch_benchmark_and_stop(tmp_path: Path, port: int) -> None:
             "max_tokens": 16,
         }
     )  # fmt: skip
-    result = run_benchmark(plan)
+    phases: list[str] = []
+    result = run_benchmark(plan, progress=lambda p: phases.append(p.phase) if p.phase not in phases else None)
     assert result.engine.command == argv and result.levels[0].errors == 0
+    # The harness says what it is doing, as soon as it changes: the server starting, then the benchmark.
+    assert phases == ["engine_starting", "benchmarking"]
     assert result.memory.peak_gib is not None and result.memory.peak_gib > 0  # the server's RSS, sampled
     with socket.socket() as s:  # stopped: nothing listens there any more
         assert s.connect_ex(("127.0.0.1", port)) != 0

@@ -44,4 +44,4 @@ def outcome_template() -> Iterator[dict[str, Any]]:
                 "limits": {"soft_time_limit_s": 60, "time_limit_s": 120},
             }
         )
-        yield execute(spec, lambda done, total: None)
+        yield execute(spec, lambda *_: None)

@@ -74,7 +74,7 @@ def measured(operator: Any, tmp_path: Path) -> dict[str, Any]:
         worker.credentials(HTTP_AUTHORIZATION=f"Token {reg.token}")
         path = tmp_path / f"{body['name']}.jsonl"
         path.write_bytes(worker.get(f"/api/v1/runs/{run.pk}/workload?attempt=1").content)
-        outcome = execute(RunSpec.model_validate(run.spec), lambda done, total: None, workload_file=path)
+        outcome = execute(RunSpec.model_validate(run.spec), lambda *_: None, workload_file=path)
     run_result_submit(run_id=run.pk, worker=reg.worker, attempt=1, payload=outcome)
     with transaction.atomic():
         route = Route.objects.select_for_update().get(slug="support-chat")

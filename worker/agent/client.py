@@ -106,10 +106,11 @@ class ApiClient:
     def start(self, run_id: int, attempt: int) -> dict[str, Any]:
         return self._send("POST", f"runs/{run_id}/start", json={"attempt": attempt})
 
-    def progress(self, run_id: int, attempt: int, done: int, total: int) -> dict[str, Any]:
-        return self._send(
-            "POST", f"runs/{run_id}/progress", json={"attempt": attempt, "done": done, "total": total}
-        )
+    def progress(self, run_id: int, attempt: int, done: int, total: int, phase: str = "") -> dict[str, Any]:
+        body: dict[str, Any] = {"attempt": attempt, "done": done, "total": total}
+        if phase:  # engine_starting, model_loading, benchmarking
+            body["phase"] = phase
+        return self._send("POST", f"runs/{run_id}/progress", json=body)
 
     def fail(self, run_id: int, attempt: int, kind: str, reason: str) -> dict[str, Any]:
         body = {"attempt": attempt, "kind": kind, "reason": reason[:4000]}

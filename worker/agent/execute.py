@@ -27,7 +27,8 @@ from worker.harness.results.result import BenchResult, WorkloadInfo
 from worker.spec import ArmName, LoadLevel, RunSpec
 from worker.workloads import Conversation, Workload
 
-Progress = Callable[[int, int], None]
+# (done, total, phase): phase is the harness's `Progress.phase`, "" when unchanged.
+Progress = Callable[[int, int, str], None]
 
 
 class RunCancelled(Exception):
@@ -153,7 +154,7 @@ def execute(spec: RunSpec, progress: Progress, workload_file: Path | None = None
     source = str(workload_file) if workload_file is not None else _lane_name(spec.workload.dataset)
     total = spec.total_requests
     done = 0
-    progress(0, total)
+    progress(0, total, "")
     pieces: dict[ArmName, list[tuple[int, BenchResult]]] = {"baseline": [], "candidate": []}
     order: list[dict[str, Any]] = []
 
@@ -163,7 +164,7 @@ def execute(spec: RunSpec, progress: Progress, workload_file: Path | None = None
         levels = [spec.load.levels[i] for i in level_indexes]
 
         def live(p: Any) -> None:  # the harness's own progress, at most twice a second
-            progress(min(base + p.done, total), total)
+            progress(min(base + p.done, total), total, p.phase)
 
         started = datetime.now(UTC)
         result = run_benchmark(_plan(spec, arm, levels, workload, sliced=sliced), progress=live)
@@ -179,7 +180,7 @@ def execute(spec: RunSpec, progress: Progress, workload_file: Path | None = None
                 }
             )
         done = base + len(level_indexes) * spec.load.requests_per_level
-        progress(done, total)
+        progress(done, total, "")
 
     if spec.interleave == "arm_blocks" or _is_path(spec.workload.dataset):
         every = list(range(len(spec.load.levels)))

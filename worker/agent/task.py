@@ -62,13 +62,14 @@ PROGRESS_KEEPALIVE_S = 5.0
 def _progress_reporter(client: ApiClient, spec: RunSpec) -> Any:
     last: dict[str, Any] = {"sent": None, "at": 0.0}
 
-    def report(done: int, total: int) -> None:
+    def report(done: int, total: int, phase: str = "") -> None:
         now = time.monotonic()
-        if last["sent"] == (done, total) and now - last["at"] < PROGRESS_KEEPALIVE_S:
+        phase = phase or last.get("phase", "")
+        if last["sent"] == (done, total, phase) and now - last["at"] < PROGRESS_KEEPALIVE_S:
             return
-        last.update(sent=(done, total), at=now)
+        last.update(sent=(done, total, phase), at=now, phase=phase)
         try:
-            client.progress(spec.run_id, spec.attempt, done, total)
+            client.progress(spec.run_id, spec.attempt, done, total, phase=phase)
         except Refused as exc:
             raise RunCancelled(exc.detail) from exc
         except ApiError as exc:  # progress is best effort; the result is what counts

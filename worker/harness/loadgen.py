@@ -65,6 +65,10 @@ class Progress:
     """Updated in place by the load generator; read by whoever reports progress."""
 
     label: str = ""
+    # What the benchmark is doing, for the people waiting on it: "engine_starting" (a
+    # launched server is coming up and loading its model), "model_loading" (the in-process
+    # engine loads its model), then "benchmarking". Empty until the harness says.
+    phase: str = ""
     done: int = 0
     total: int = 0
     errors_hint: int = 0  # transport/HTTP failures seen live; stream errors show after parsing

@@ -132,12 +132,22 @@ class _Reporter:
     ) -> None:
         self.progress, self.callback, self.interval_s = progress, callback, interval_s
         self._stop = threading.Event()
+        self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._loop, name="bench-progress", daemon=True)
 
     def _loop(self) -> None:
         while not self._stop.wait(self.interval_s):
-            assert self.callback is not None
-            self.callback(self.progress)
+            self.tick()
+
+    def tick(self) -> None:
+        """Report now (a phase change should not wait for the next interval)."""
+        if self.callback is not None:
+            with self._lock:
+                self.callback(self.progress)
+
+    def phase(self, name: str) -> None:
+        self.progress.phase = name
+        self.tick()
 
     def __enter__(self) -> _Reporter:
         if self.callback is not None:
@@ -148,7 +158,7 @@ class _Reporter:
         if self.callback is not None:
             self._stop.set()
             self._thread.join()
-            self.callback(self.progress)
+            self.tick()
 
 
 def run_benchmark(plan: BenchPlan, progress: ProgressCallback | None = None) -> BenchResult:
@@ -182,15 +192,18 @@ def run_benchmark(plan: BenchPlan, progress: ProgressCallback | None = None) -> 
     memory_before = memory_snapshot()
     engine = plan.engine
     memory = MemoryReport(before=memory_before)
-    with _Reporter(state, progress):
+    with _Reporter(state, progress) as reporter:
         if isinstance(engine, TransformersEngine):
+            reporter.phase("model_loading")
             level_results, info, memory = _run_transformers(
-                plan, engine, sampling, warm, level_prompts[0], state, deadline, memory
+                plan, engine, sampling, warm, level_prompts[0], reporter, deadline, memory
             )
         elif isinstance(engine, ManagedEngine):
             from worker.engines.managed import ManagedServer
 
+            reporter.phase("engine_starting")
             with ManagedServer(engine) as server:
+                reporter.phase("benchmarking")
                 with MemorySampler(pid=server.pid).running() as sampler:
                     level_results = _run_openai(
                         plan, engine, sampling, warm, levels, level_prompts, state, deadline, warnings
@@ -202,6 +215,7 @@ def run_benchmark(plan: BenchPlan, progress: ProgressCallback | None = None) -> 
                 )
                 info = _engine_info(engine, version=server.version, command=server.argv)
         else:
+            reporter.phase("benchmarking")
             level_results = _run_openai(
                 plan, engine, sampling, warm, levels, level_prompts, state, deadline, warnings
             )
@@ -332,7 +346,7 @@ def _run_transformers(
     sampling: Sampling,
     warm: list[Conversation],
     conversations: list[Conversation],
-    state: Progress,
+    reporter: _Reporter,
     deadline: float | None,
     memory: MemoryReport,
 ) -> tuple[list[LevelResult], EngineInfo, MemoryReport]:
@@ -340,13 +354,14 @@ def _run_transformers(
 
     from worker.engines.transformers_engine import TransformersRunner
 
-    runner = TransformersRunner(engine)
+    runner = TransformersRunner(engine)  # loads the model(s)
+    reporter.phase("benchmarking")
     levels = runner.run_levels(
         plan,
         sampling,
         warmup=warm,
         conversations=conversations,
-        progress=state,
+        progress=reporter.progress,
         deadline=deadline,
     )
     memory.after = memory_snapshot()

@@ -26,7 +26,7 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from audit_app.actors import Actor
 from benchmarks_app.services.workers import bootstrap_token_create
-from specpact.demo.seed import benchmark_release, seed_people, seed_routes
+from specpact.demo.seed import benchmark_release, seed_people, seed_routes, time_to_verdict_words
 
 
 class Command(BaseCommand):
@@ -89,8 +89,9 @@ class Command(BaseCommand):
             *[f"  {x.username:<6} {x.role:<9} {x.password}" for x in logins],
             "",
             f"A real benchmark runs now on release {release.pk if release else '?'} (local-extraction):",
-            "Gemma 3 270M on this CPU, prompt lookup vs. speculation off. Loading the model takes",
-            "about a minute; the release page shows progress, then the gate's verdict.",
+            "Gemma 3 270M on this CPU, prompt lookup vs. speculation off:",
+            f"{time_to_verdict_words()}.",
+            "The release page says what it is doing (model loading, benchmarking), then the verdict.",
             f"Logs: {Path(settings.VAR_DIR) / 'log'}/{{web,control,worker}}.log. Ctrl-C stops everything.",
             "=" * width,
         ]

@@ -1,0 +1,117 @@
+"""The verdict at a glance, from a stored gate result (`GateResult.as_dict()`): the verdict,
+the rule that decided it in words with its interval drawn beside the bar, what the verdict
+means and, for a marginal one, about how many requests per level would settle it."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+TIMES = "\u00d7"
+
+MEANING = {
+    "pass": "Every rule is met at the confidence the contract states.",
+    "marginal": (
+        "Not enough evidence either way: the estimate meets the bar, but its interval still reaches "
+        "past it at the confidence the contract states. It is neither a pass nor a fail."
+    ),
+    "fail": "At least one rule's estimate misses its bar (or a deterministic check failed).",
+}
+
+
+def _deciding(gate: Mapping[str, Any]) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """(the first rule with the overall verdict, its first check with that verdict)."""
+    verdict = gate.get("verdict")
+    rule = next((r for r in gate.get("rules") or [] if r.get("verdict") == verdict), None)
+    if rule is None or verdict == "pass":
+        return None, None
+    check = next(
+        (
+            c
+            for c in gate.get("checks") or []
+            if c.get("rule_id") == rule.get("rule_id") and c.get("verdict") == verdict
+        ),
+        None,
+    )
+    return rule, check
+
+
+def _numbers(check: Mapping[str, Any]) -> tuple[float, float, float, float] | None:
+    """(estimate, interval low, interval high, bar), or None when any is missing."""
+    values = [check.get(k) for k in ("estimate", "ci_low", "ci_high", "required")]
+    numbers = [float(v) for v in values if isinstance(v, int | float)]
+    if len(numbers) != 4:
+        return None
+    return numbers[0], numbers[1], numbers[2], numbers[3]
+
+
+def requests_to_settle(check: Mapping[str, Any]) -> int | None:
+    """About how many requests per level would make the interval narrow enough to decide,
+    by its width: the interval shrinks as 1/sqrt(n), measured on the log of the ratio.
+    None when the check carries no interval or the estimate sits on the bar."""
+    numbers = _numbers(check)
+    n = min(check.get("n_baseline") or 0, check.get("n_candidate") or 0)
+    if not n or numbers is None or min(numbers) <= 0:
+        return None
+    est, lo, hi, bar = numbers
+    if check.get("kind") == "improve":
+        half, room = math.log(est) - math.log(lo), math.log(est) - math.log(bar)
+    elif check.get("kind") == "non_inferiority":
+        half, room = math.log(hi) - math.log(est), math.log(bar) - math.log(est)
+    else:
+        return None
+    if room <= 0 or half <= 0:
+        return None
+    return max(n + 1, math.ceil(n * (half / room) ** 2))
+
+
+def interval_picture(check: Mapping[str, Any]) -> dict[str, Any] | None:
+    """Positions (0-100) of the interval, the estimate, the bar and 1x on a common scale,
+    for the small drawing beside the deciding rule."""
+    numbers = _numbers(check)
+    if numbers is None:
+        return None
+    est, lo, hi, bar = numbers
+    values = [est, lo, hi, bar, 1.0]
+    low, high = min(values), max(values)
+    pad = 0.1 * (high - low or 1.0)
+    low, high = low - pad, high + pad
+
+    def at(x: float) -> float:
+        return round(100 * (x - low) / (high - low), 1)
+
+    return {
+        "lo": at(lo),
+        "hi": at(hi),
+        "width": round(at(hi) - at(lo), 1),
+        "est": at(est),
+        "bar": at(bar),
+        "one": at(1.0),
+        "label": (
+            f"estimate {est:.2f}{TIMES}, interval [{lo:.2f}, {hi:.2f}], "
+            f"{'required ≥' if check.get('kind') == 'improve' else 'allowed ≤'} {bar:g}{TIMES}"
+        ),
+        "bar_label": f"{bar:g}{TIMES}",
+    }
+
+
+def verdict_at_a_glance(gate: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    if not gate:
+        return None
+    rule, check = _deciding(gate)
+    verdict = str(gate.get("verdict") or "")
+    settle = requests_to_settle(check) if check and verdict == "marginal" else None
+    n = min(check.get("n_baseline") or 0, check.get("n_candidate") or 0) if check else 0
+    return {
+        "verdict": verdict,
+        "meaning": MEANING.get(verdict, ""),
+        "rule": rule,
+        "check": check,
+        "picture": interval_picture(check) if check else None,
+        "settle": settle,
+        "n": n,
+        "small_samples": list(gate.get("small_samples") or []),
+        # The summary's head: its small-sample sentence is shown once, as its own line.
+        "headline": str(gate.get("summary") or "").split(" Small samples:")[0],
+    }
