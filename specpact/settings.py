@@ -90,8 +90,16 @@ if not _database_url:
     # The embedded default: an SQLite file under var/, created on first use.
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     _database_url = f"sqlite:///{VAR_DIR / 'specpact.sqlite3'}"
+# Persistent connections: a new PostgreSQL connection per request costs a fork on the
+# server and the TLS/auth round trips (issue 16 measured it on every request). Health
+# checks make a connection that died while idle (a database restart) reconnect instead of
+# failing the next request. 0 turns it off (one connection per request, Django's default).
 DATABASES = {
-    "default": dj_database_url.parse(_database_url, conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0))
+    "default": dj_database_url.parse(
+        _database_url,
+        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 600),
+        conn_health_checks=True,
+    )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several processes share the demo's file (web, control worker): wait for a lock

@@ -139,7 +139,9 @@ def _check_text(request: HttpRequest) -> None:
         )
     content_type = request.META.get("CONTENT_TYPE", "")
     # A streamed upload's form fields are checked by its reader, once it has checked the size.
-    is_form = request.method == "POST" and content_type.startswith(_FORM_TYPES) and not is_streamed_upload(request)
+    is_form = (
+        request.method == "POST" and content_type.startswith(_FORM_TYPES) and not is_streamed_upload(request)
+    )
     if is_form and (key := nul_key(request.POST)) is not None:
         raise _refused(
             400, "A form field contains a NUL character.", "unsafe_input", [FieldError(key, "NUL")]
