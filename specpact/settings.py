@@ -236,6 +236,10 @@ AUDIT_SIGNING_KEY = env_str("AUDIT_SIGNING_KEY", "") or ""
 AUDIT_DEV_SIGNING_KEY_FILE = str(VAR_DIR / "audit-signing-key.pem") if DEBUG else ""
 # How often beat signs a checkpoint of the chain's head (skipped when no event came since).
 AUDIT_CHECKPOINT_INTERVAL_S = env_int("AUDIT_CHECKPOINT_INTERVAL_S", 3600)
+# How often beat walks the whole audit chain (audit_app.verify_full): the audit page and
+# `audit/verify` hash only the events after the last verified one, so an edit before it
+# is caught by this walk (or `manage.py verify_audit`, or `audit/verify?full=true`).
+AUDIT_FULL_VERIFY_INTERVAL_S = env_int("AUDIT_FULL_VERIFY_INTERVAL_S", 6 * 3600)
 
 # Beat's schedule. Expiring each tick at its interval keeps a backlog of ticks from
 # piling up while the control-plane worker is down; every task is safe to overlap itself.
@@ -259,6 +263,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "audit_app.checkpoint",
         "schedule": float(AUDIT_CHECKPOINT_INTERVAL_S),
         "options": {"expires": float(AUDIT_CHECKPOINT_INTERVAL_S)},
+    },
+    "audit-verify-full": {
+        "task": "audit_app.verify_full",
+        "schedule": float(AUDIT_FULL_VERIFY_INTERVAL_S),
+        "options": {"expires": float(AUDIT_FULL_VERIFY_INTERVAL_S)},
     },
 }
 
