@@ -111,6 +111,18 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# The cache: the release page's built figures (dashboard_app/selectors/figure_cache.py),
+# whose inputs never change once written. In each process's memory by default (Django's
+# own default backend, named here); CACHE_REDIS_URL (redis://…) shares one across the web
+# processes, so each figure is built once per deploy instead of once per process.
+_cache_redis_url = env_str("CACHE_REDIS_URL")
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _cache_redis_url}
+    if _cache_redis_url
+    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "OPTIONS": {"MAX_ENTRIES": 300}}
+}
+FIGURE_CACHE_TIMEOUT_S = env_int("FIGURE_CACHE_TIMEOUT_S", 7 * 24 * 3600)
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
