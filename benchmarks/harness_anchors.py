@@ -238,9 +238,8 @@ def print_row(r: dict[str, Any]) -> None:
         flush=True,
     )
     if r.get("failed"):
-        print(
-            f"         guidellm failed: {r['failed'].strip().splitlines()[-1] if r['failed'].strip() else '?'}"
-        )
+        last = r["failed"].strip().splitlines()[-1] if r["failed"].strip() else "?"
+        print(f"         guidellm failed: {last}")
 
 
 HEADER = (
@@ -258,15 +257,15 @@ def anchors(levels: list[int], guidellm: str | None, tmp: Path) -> list[dict[str
             asked = _requests_for(c)
             workload = _workload(tmp, asked, f"a{c}")
             prompts = [p.text for p in load_workload(str(workload)).prompts]
-            runs: list[tuple[str, Any]] = [
-                ("bare", lambda: run_bare(server, prompts, c)),
-                ("harness", lambda: run_harness(server, workload, c, asked)),
-            ]
-            if guidellm:
-                runs.append(("guidellm", lambda: run_guidellm(guidellm, server, workload, c, asked, tmp)))
-            for name, go in runs:
+            clients = ["bare", "harness", *(["guidellm"] if guidellm else [])]
+            for name in clients:
                 server.reset()
-                got = go()
+                if name == "bare":
+                    got = run_bare(server, prompts, c)
+                elif name == "harness":
+                    got = run_harness(server, workload, c, asked)
+                else:
+                    got = run_guidellm(str(guidellm), server, workload, c, asked, tmp)
                 rows.append(measure(name, got, list(server.truth().values()), asked, c))
                 print_row(rows[-1])
     finally:
@@ -282,7 +281,8 @@ def worker_memory(streams: int) -> dict[str, Any]:
         "from benchmarks.harness_overhead import Server, _plan, _workload\n"
         "from worker.harness.runner import run_benchmark\n"
         "n = int(sys.argv[1])\n"
-        "server = Server('--ttft-ms', '50', '--step-ms', '20', '--pattern', '1,3,2,4', '--output-tokens', '64')\n"
+        "server = Server('--ttft-ms', '50', '--step-ms', '20', '--pattern', '1,3,2,4',\n"
+        "                '--output-tokens', '64')\n"
         "try:\n"
         "    with tempfile.TemporaryDirectory() as tmp:\n"
         "        w = _workload(pathlib.Path(tmp), n, 'mem')\n"

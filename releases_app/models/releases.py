@@ -13,6 +13,13 @@ class ReleaseQuerySet(models.QuerySet["Release"]):
     def with_versions(self) -> ReleaseQuerySet:
         return self.select_related("route", "baseline_version", "candidate_version", "proposed_by")
 
+    def for_listing(self) -> ReleaseQuerySet:
+        """For lists, which show neither the gate result, the diff nor the versions'
+        documents: not read (decoding those JSON columns was most of a list page's CPU)."""
+        return self.with_versions().defer(
+            "gate_result", "diff", "baseline_version__document", "candidate_version__document"
+        )
+
 
 class Release(models.Model):
     """A proposal to move a route from its active version (baseline) to a candidate.
