@@ -98,7 +98,8 @@ test: setup $(VENV)/.llamacpp services chromium lint typecheck migrations-check 
 # Figures, not pass/fail: medians and ratios printed side by side (the machine is shared).
 $(GUIDELLM_VENV)/bin/guidellm:
 	$(PYTHON) -m venv $(GUIDELLM_VENV)
-	$(GUIDELLM_VENV)/bin/pip install -q guidellm==$(GUIDELLM_VERSION)
+	# torch pinned as in pyproject.toml: GuideLLM needs it, and unpinned it pulls a CUDA build.
+	$(GUIDELLM_VENV)/bin/pip install -q torch==2.13.0 guidellm==$(GUIDELLM_VERSION)
 
 # Every table of benchmarks/RESULTS.md, JSON under benchmarks/out/.
 bench: setup services $(GUIDELLM_VENV)/bin/guidellm
