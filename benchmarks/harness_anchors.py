@@ -365,10 +365,14 @@ def main() -> None:
             continue
         dt, dp = h["ttft_err_ms"] - b["ttft_err_ms"], h["tpot_err_ms"] - b["tpot_err_ms"]
         ratio = h["requests_per_s"] / g["requests_per_s"] if g and g.get("requests_per_s") else None
-        ok = abs(dt) <= 1 and abs(dp) <= 1 and h["dropped"] == 0
+        # The target is an error no worse than the bare reader's + 1 ms; a harness that reads
+        # faster than aiohttp's line iterator (its own HTTP/1.1 reader) comes out below it.
+        ok = dt <= 1 and dp <= 1 and h["dropped"] == 0
+        close = abs(dt) <= 1 and abs(dp) <= 1
+        how = "within 1 ms of" if close else "below" if ok else "MISSES (worse than)"
         print(
-            f"c={c:<5} TTFT {dt:+.2f}  TPOT {dp:+.3f}  dropped {h['dropped']}  "
-            f"{'within' if ok else 'MISSES'} 1 ms of the bare reader; "
+            f"c={c:<5} TTFT {dt:+.2f}  TPOT {dp:+.3f}  dropped {h['dropped']}  {how} the bare reader's "
+            "error; "
             f"req/s vs GuideLLM {_fmt(ratio, '.2f')}x (paced by the server)"
         )
     if args.memory_streams:
