@@ -3,8 +3,11 @@ and the six checklist answers."""
 
 from __future__ import annotations
 
+from typing import cast
+
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
+from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
@@ -29,7 +32,8 @@ def routes_overview(request: HttpRequest) -> HttpResponse:
     routes = page_queryset(filterset).order_by("slug")
     page = Paginator(routes, OVERVIEW_PAGE_SIZE).get_page(request.GET.get("page"))
     # The page's slice as a subquery: its rows are still the selector's one query.
-    rows = route_rows(Route.objects.filter(pk__in=page.object_list.values("pk")))
+    sliced = cast(QuerySet[Route], page.object_list)
+    rows = route_rows(Route.objects.filter(pk__in=sliced.values("pk")))
     filtered = filterset.is_valid() and any(filterset.form.cleaned_data.values())
     return render(
         request,
