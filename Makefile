@@ -17,6 +17,10 @@ BENCH_PG ?= postgres://postgres@127.0.0.1:5432
 BENCH_DATA_DB ?= specpact_bench_data
 BENCH_SMALL_DB ?= specpact_bench_data_small
 PYTEST_WORKERS ?= 2
+# GuideLLM, the harness's anchor in `make bench` (issue 16): in a venv of its own, made only
+# by the bench target, so its dependencies never reach the project's venv.
+GUIDELLM_VENV := .venv-guidellm
+GUIDELLM_VERSION ?= 0.8.1
 
 .PHONY: demo test setup services chromium lint typecheck migrations-check deploy-check \
         test-fast test-integration test-browser test-slow bench clean
@@ -92,9 +96,19 @@ test-slow: setup $(VENV)/.llamacpp services
 test: setup $(VENV)/.llamacpp services chromium lint typecheck migrations-check deploy-check test-fast test-integration test-browser test-slow
 
 # Figures, not pass/fail: medians and ratios printed side by side (the machine is shared).
-bench: setup services
+$(GUIDELLM_VENV)/bin/guidellm:
+	$(PYTHON) -m venv $(GUIDELLM_VENV)
+	# torch pinned as in pyproject.toml: GuideLLM needs it, and unpinned it pulls a CUDA build.
+	$(GUIDELLM_VENV)/bin/pip install -q torch==2.13.0 guidellm==$(GUIDELLM_VERSION)
+
+# Every table of benchmarks/RESULTS.md, JSON under benchmarks/out/.
+bench: setup services $(GUIDELLM_VENV)/bin/guidellm
+	@mkdir -p benchmarks/out
 	$(PY) benchmarks/gate_speed.py
+	$(PY) benchmarks/result_size.py
 	$(PY) benchmarks/harness_overhead.py --levels 16,64,256,512
+	$(PY) benchmarks/harness_anchors.py --guidellm $(GUIDELLM_VENV)/bin/guidellm \
+	  --json benchmarks/out/harness_anchors.json
 	createdb -h 127.0.0.1 -U postgres specpact_bench 2>/dev/null || true
 	DATABASE_URL=$(BENCH_DATABASE_URL) $(PY) manage.py migrate --noinput -v 0
 	DATABASE_URL=$(BENCH_DATABASE_URL) $(PY) tests/workers/bench_dispatch.py 100

@@ -101,7 +101,7 @@ class ChainStatus(TypedDict):
     first_broken: int | None
 
 
-def verify_chain(*, after: tuple[int, str] | None = None) -> ChainStatus:
+def verify_chain(*, after: tuple[int, str] | None = None, through: int | None = None) -> ChainStatus:
     """Walk the chain in id order. The first event whose prev_hash is not its
     predecessor's hash, whose own hash doesn't match its content, or whose id skips one
     (a deleted row) is the first broken link. Deleting the newest events leaves a shorter
@@ -109,13 +109,17 @@ def verify_chain(*, after: tuple[int, str] | None = None) -> ChainStatus:
     the signed checkpoints (audit_app/checkpoints.py) are what catch those.
 
     `after` = (id, hash) of an event already verified (a checkpoint's) starts the walk
-    after it, trusting what came before; `events` then counts only the walked ones."""
+    after it, trusting what came before; `events` then counts only the walked ones.
+    `through` stops at that event (the head read before the walk, so the caller knows
+    exactly which events a valid walk covered while others are being appended)."""
     expected_id, expected_prev = (after[0] + 1, after[1]) if after else (1, GENESIS)
     count = 0
     first_broken: int | None = None
     events = AuditEvent.objects.order_by("id")
     if after:
         events = events.filter(id__gt=after[0])
+    if through is not None:
+        events = events.filter(id__lte=through)
     for event in events.iterator(chunk_size=2000):
         count += 1
         if first_broken is not None:

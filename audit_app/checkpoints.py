@@ -27,6 +27,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from audit_app.chain import verify_chain
+from audit_app.marks import mark_record_full
 from audit_app.models import AuditCheckpoint, AuditEvent
 from audit_app.signals import chain_failed
 from audit_app.signing import (
@@ -76,13 +77,27 @@ class Signed:
         }
 
 
+class ChainChecked(TypedDict):
+    """What a status rests on. scope `full`: every event was hashed now. `since_mark`: the
+    events after the stored mark (AuditChainMark), the ones before it by the last full
+    walk (`full_at`, through `full_through`), which beat repeats (AUDIT_FULL_VERIFY_INTERVAL_S)."""
+
+    scope: str
+    at: str
+    walked_from: int
+    walked: int
+    full_at: str | None
+    full_through: int
+
+
 class AuditStatus(TypedDict):
     """`GET audit/verify`: DESIGN §8's three fields, then what the checkpoints add.
     problem: null, `broken_link` (the walk), `rewritten` (an event's hash is not the one
     a checkpoint signed), `truncated` (a checkpoint names an event past the head), or
     `forged_checkpoint` (a checkpoint under this key whose signature does not verify).
     checkpoint: the one that caught it, else the latest that still holds. intact_through:
-    the last event a checkpoint still vouches for before anything broken."""
+    the last event a checkpoint still vouches for before anything broken. checked: what
+    was hashed for this answer, and when the whole chain last was."""
 
     valid: bool
     events: int
@@ -90,17 +105,18 @@ class AuditStatus(TypedDict):
     problem: str | None
     checkpoint: dict[str, Any] | None
     intact_through: int | None
+    checked: ChainChecked
 
 
 @dataclass
-class _Held:
+class Held:
     matched: list[Signed]  # trusted checkpoints whose event still has the signed hash, in order
     problem: str | None = None
     first_broken: int | None = None
     culprit: Signed | None = None
 
 
-def _hold(checkpoints: Iterable[Signed], public: Ed25519PublicKey | None, head_id: int) -> _Held:
+def hold_checkpoints(checkpoints: Iterable[Signed], public: Ed25519PublicKey | None, head_id: int) -> Held:
     """Checkpoints under another key are not trusted (rotated away, or planted): skipped."""
     kid = key_id(public) if public is not None else None
     trusted: list[Signed] = []
@@ -113,7 +129,7 @@ def _hold(checkpoints: Iterable[Signed], public: Ed25519PublicKey | None, head_i
         elif forged is None:
             forged = cp
     hashes = dict(AuditEvent.objects.filter(id__in={c.event_id for c in trusted}).values_list("id", "hash"))
-    held = _Held(matched=[])
+    held = Held(matched=[])
     for cp in trusted:
         if cp.event_id > head_id:
             held.problem, held.first_broken, held.culprit = "truncated", head_id + 1, cp
@@ -127,29 +143,57 @@ def _hold(checkpoints: Iterable[Signed], public: Ed25519PublicKey | None, head_i
     return held
 
 
-def verify_audit(*, extra: Sequence[Signed] = (), public: Ed25519PublicKey | None = None) -> AuditStatus:
-    """The full walk, then every checkpoint (the stored ones and `extra`, e.g. from an
-    exported file) checked against the chain. `public` defaults to the signing key's."""
-    chain = verify_chain()
-    head_id = AuditEvent.objects.order_by("-id").values_list("id", flat=True).first() or 0
-    stored = [Signed.of(row) for row in AuditCheckpoint.objects.all()]
-    held = _hold([*stored, *extra], public or verifying_key(), head_id)
+def compose_status(*, events: int, walk_broken: int | None, held: Held, checked: ChainChecked) -> AuditStatus:
+    """The walk's first broken link and the checkpoints' findings as one answer: whichever
+    break comes first is the one named."""
     problem, first_broken, culprit = held.problem, held.first_broken, held.culprit
-    walk_broken = chain["first_broken"]
     if walk_broken is not None and (first_broken is None or walk_broken <= first_broken):
         problem, first_broken, culprit = "broken_link", walk_broken, None
     vouched = [c for c in held.matched if first_broken is None or c.event_id < first_broken]
     shown = culprit or (vouched[-1] if vouched else None)
     status: AuditStatus = {
         "valid": problem is None,
-        "events": chain["events"],
+        "events": events,
         "first_broken": first_broken,
         "problem": problem,
         "checkpoint": shown.as_dict() if shown else None,
         "intact_through": vouched[-1].event_id if vouched else None,
+        "checked": checked,
     }
     if problem is not None:
         chain_failed.send(sender=AuditEvent, status=dict(status))
+    return status
+
+
+def verify_audit(*, extra: Sequence[Signed] = (), public: Ed25519PublicKey | None = None) -> AuditStatus:
+    """The full walk, then every checkpoint (the stored ones and `extra`, e.g. from an
+    exported file) checked against the chain. `public` defaults to the signing key's.
+    The server's own view (no `extra`, its own key) is recorded on the mark
+    (audit_app/marks.py), which later loads walk on from."""
+    head = AuditEvent.objects.order_by("-id").values_list("id", "hash").first()
+    head_id = head[0] if head else 0
+    chain = verify_chain(through=head_id)
+    rows = list(AuditCheckpoint.objects.all())
+    held = hold_checkpoints([*map(Signed.of, rows), *extra], public or verifying_key(), head_id)
+    now = timezone.now()
+    checked: ChainChecked = {
+        "scope": "full",
+        "at": now.isoformat(),
+        "walked_from": 1,
+        "walked": chain["events"],
+        "full_at": now.isoformat(),
+        "full_through": head_id,
+    }
+    status = compose_status(
+        events=chain["events"], walk_broken=chain["first_broken"], held=held, checked=checked
+    )
+    if not extra and public is None:
+        mark_record_full(
+            status=dict(status),
+            through=head,
+            checkpoints_through=max((r.pk for r in rows), default=0),
+            at=now,
+        )
     return status
 
 

@@ -21,8 +21,9 @@ def worker_get(worker_id: int) -> Worker:
 
 
 def run_list() -> QuerySet[Run]:
-    """Newest first; the query's filters are `benchmarks_app.filtersets.RunFilterSet`."""
-    return Run.objects.with_relations()
+    """Newest first; the query's filters are `benchmarks_app.filtersets.RunFilterSet`. A list
+    shows no specification (the detail does), so it is not read."""
+    return Run.objects.for_listing().defer("spec")
 
 
 def run_get(run_id: int) -> Run:

@@ -16,6 +16,11 @@ def release_list(*, subject: Any) -> ReleaseQuerySet:
     return scope_queryset(subject, qs)  # type: ignore[return-value]
 
 
+def release_rows(*, subject: Any) -> ReleaseQuerySet:
+    """`release_list` for the list page and endpoint: the columns a list shows."""
+    return release_list(subject=subject).for_listing()
+
+
 def release_get(*, subject: Any, release_id: int) -> Release:
     release = release_list(subject=subject).filter(pk=release_id).first()
     if release is None:

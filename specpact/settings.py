@@ -93,8 +93,16 @@ if not _database_url:
     # The embedded default: an SQLite file under var/, created on first use.
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     _database_url = f"sqlite:///{VAR_DIR / 'specpact.sqlite3'}"
+# Persistent connections: a new PostgreSQL connection per request costs a fork on the
+# server and the TLS/auth round trips (issue 16 measured it on every request). Health
+# checks make a connection that died while idle (a database restart) reconnect instead of
+# failing the next request. 0 turns it off (one connection per request, Django's default).
 DATABASES = {
-    "default": dj_database_url.parse(_database_url, conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0))
+    "default": dj_database_url.parse(
+        _database_url,
+        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 600),
+        conn_health_checks=True,
+    )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several processes share the demo's file (web, control worker): wait for a lock
@@ -105,6 +113,18 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# The cache: the release page's built figures (dashboard_app/selectors/figure_cache.py),
+# whose inputs never change once written. In each process's memory by default (Django's
+# own default backend, named here); CACHE_REDIS_URL (redis://…) shares one across the web
+# processes, so each figure is built once per deploy instead of once per process.
+_cache_redis_url = env_str("CACHE_REDIS_URL")
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _cache_redis_url}
+    if _cache_redis_url
+    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "OPTIONS": {"MAX_ENTRIES": 300}}
+}
+FIGURE_CACHE_TIMEOUT_S = env_int("FIGURE_CACHE_TIMEOUT_S", 7 * 24 * 3600)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -310,6 +330,10 @@ WEBHOOK_SECRET_KEY = env_str("WEBHOOK_SECRET_KEY", "") or ""
 
 # How often beat signs a checkpoint of the chain's head (skipped when no event came since).
 AUDIT_CHECKPOINT_INTERVAL_S = env_int("AUDIT_CHECKPOINT_INTERVAL_S", 3600)
+# How often beat walks the whole audit chain (audit_app.verify_full): the audit page and
+# `audit/verify` hash only the events after the last verified one, so an edit before it
+# is caught by this walk (or `manage.py verify_audit`, or `audit/verify?full=true`).
+AUDIT_FULL_VERIFY_INTERVAL_S = env_int("AUDIT_FULL_VERIFY_INTERVAL_S", 6 * 3600)
 
 # Beat's schedule. Expiring each tick at its interval keeps a backlog of ticks from
 # piling up while the control-plane worker is down; every task is safe to overlap itself.
@@ -368,6 +392,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "audit_app.checkpoint",
         "schedule": float(AUDIT_CHECKPOINT_INTERVAL_S),
         "options": {"expires": float(AUDIT_CHECKPOINT_INTERVAL_S)},
+    },
+    "audit-verify-full": {
+        "task": "audit_app.verify_full",
+        "schedule": float(AUDIT_FULL_VERIFY_INTERVAL_S),
+        "options": {"expires": float(AUDIT_FULL_VERIFY_INTERVAL_S)},
     },
 }
 

@@ -50,6 +50,19 @@ class CheckpointSerializer(serializers.ModelSerializer[AuditCheckpoint]):
         return Signed.of(row).message().decode()
 
 
+class ChainCheckedSerializer(serializers.Serializer[Any]):
+    scope = serializers.ChoiceField(
+        choices=["full", "since_mark"],
+        help_text="full: every event hashed for this answer; since_mark: only those from walked_from on, "
+        "the ones before by the last full walk",
+    )
+    at = serializers.DateTimeField(help_text="when this answer was computed")
+    walked_from = serializers.IntegerField(help_text="the first event hashed for this answer")
+    walked = serializers.IntegerField(help_text="how many events were hashed for this answer")
+    full_at = serializers.DateTimeField(allow_null=True, help_text="when the whole chain was last walked")
+    full_through = serializers.IntegerField(help_text="the last event that full walk covered")
+
+
 class ChainStatusSerializer(serializers.Serializer[Any]):
     valid = serializers.BooleanField()
     events = serializers.IntegerField()
@@ -64,6 +77,9 @@ class ChainStatusSerializer(serializers.Serializer[Any]):
     )
     intact_through = serializers.IntegerField(
         allow_null=True, help_text="the last event a signed checkpoint still vouches for"
+    )
+    checked = ChainCheckedSerializer(
+        help_text="what was hashed for this answer, and when the whole chain was"
     )
 
 

@@ -230,7 +230,9 @@ class RunOut(serializers.ModelSerializer):
         return {"done": run.progress_done, "total": run.progress_total, "percent": run.progress_percent}
 
     def get_has_result(self, run: Run) -> bool:
-        return hasattr(run, "result")
+        # Lists annotate it (RunQuerySet.for_listing) rather than load the result.
+        exists = getattr(run, "result_exists", None)
+        return hasattr(run, "result") if exists is None else bool(exists)
 
 
 class RunDetailOut(RunOut):

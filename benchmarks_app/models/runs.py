@@ -11,8 +11,18 @@ from benchmarks_app.choices import FINISHED_STATES, EngineKind, RunPhase, RunSta
 
 class RunQuerySet(models.QuerySet["Run"]):
     def with_relations(self) -> RunQuerySet:
-        return self.select_related(
-            "route", "baseline_version", "candidate_version", "worker", "target_worker", "result"
+        """For one run: its result loaded too (the result and CSV endpoints read it)."""
+        return self.for_listing().select_related("result")
+
+    def for_listing(self) -> RunQuerySet:
+        """For lists: whether a result exists without reading it (a result's payload is
+        ~190 KB and its aggregates ~30 KB at issue 16's scale), and the versions without
+        their documents (a list shows only their numbers)."""
+        results = RunResult.objects.filter(run_id=models.OuterRef("pk"))
+        return (
+            self.select_related("route", "baseline_version", "candidate_version", "worker", "target_worker")
+            .defer("baseline_version__document", "candidate_version__document")
+            .annotate(result_exists=models.Exists(results))
         )
 
     def active(self) -> RunQuerySet:
@@ -73,7 +83,14 @@ class Run(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        indexes = [models.Index(fields=["state", "worker"], name="run_state_worker")]
+        indexes = [
+            models.Index(fields=["state", "worker"], name="run_state_worker"),
+            # The list order, so a page reads its rows off the index instead of sorting every
+            # (wide) row; and the same within a route (`?route=`). A release's runs are few,
+            # found by the foreign key's own index.
+            models.Index(fields=["-created_at", "-id"], name="run_newest_first"),
+            models.Index(fields=["route", "-created_at", "-id"], name="run_route_newest_first"),
+        ]
         constraints = [
             models.CheckConstraint(
                 condition=models.Q(state__in=[s.value for s in RunState]), name="run_state_known"

@@ -1,7 +1,8 @@
 """The release page's evidence: the gate's verdict and reasons, the charts built on the
 server from per-run aggregates and the gate result, and the benchmark's progress.
 
-Reads a fixed number of queries per page: the release's runs, then their aggregates.
+Reads a fixed number of queries per page: the release's runs, then their aggregates, the
+latter only when the figures are not cached yet (`cached_figure_groups`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from benchmarks_app.choices import ACTIVE_STATES, RunState
 from benchmarks_app.models import Run, RunResult
 from benchmarks_app.selectors import waiting_reasons
 from dashboard_app.charts import figure_json, release_figures
+from dashboard_app.selectors.figure_cache import cached_figure_groups
 from dashboard_app.selectors.verdict import verdict_at_a_glance
 from releases_app.choices import ReleaseState
 from releases_app.models import Release
@@ -70,11 +72,7 @@ def _lane_groups(figures: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{"lane": lane, "charts": charts} for lane, charts in groups.items()]
 
 
-def release_evidence(release: Release) -> dict[str, Any]:
-    """Everything `dashboard/_evidence.html` shows for `release`."""
-    progress = progress_context(release)
-    runs = progress["runs"]
-    gate = release.gate_result if isinstance(release.gate_result, dict) else None
+def _figure_groups(release: Release, runs: list[Run], gate: dict[str, Any] | None) -> list[dict[str, Any]]:
     measurement = (release.candidate_version.document or {}).get("measurement") or {}
     aggregates = lane_aggregates(runs)
     figures = []
@@ -85,6 +83,15 @@ def release_evidence(release: Release) -> dict[str, Any]:
             gate=gate,
             min_headroom_gib=measurement.get("memory_headroom_min_gib"),
         )
+    return _lane_groups(figures)
+
+
+def release_evidence(release: Release) -> dict[str, Any]:
+    """Everything `dashboard/_evidence.html` shows for `release`."""
+    progress = progress_context(release)
+    runs = progress["runs"]
+    gate = release.gate_result if isinstance(release.gate_result, dict) else None
+    groups = cached_figure_groups(release, runs, lambda: _figure_groups(release, runs, gate))
     checks = (gate or {}).get("checks") or []
     rules = [
         {**rule, "checks": [c for c in checks if c.get("rule_id") == rule.get("rule_id")]}
@@ -96,7 +103,7 @@ def release_evidence(release: Release) -> dict[str, Any]:
         "verdict": verdict_at_a_glance(gate),
         "rules": rules,
         "crossovers": (gate or {}).get("crossover") or [],
-        "groups": _lane_groups(figures),
+        "groups": groups,
     }
 
 

@@ -44,7 +44,7 @@ class ReleaseListApi(GenericAPIView[Release]):
 
     @extend_schema(responses=ReleaseSerializer(many=True))
     def get(self, request: Request) -> Response:
-        releases = self.filter_queryset(selectors.release_list(subject=request))
+        releases = self.filter_queryset(selectors.release_rows(subject=request))
         return paginate(request, self, releases, ReleaseSerializer)
 
     @extend_schema(

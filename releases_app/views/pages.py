@@ -34,7 +34,7 @@ def _release_or_404(request: HttpRequest, release_id: int) -> Release:
 
 @login_required
 def release_list(request: HttpRequest) -> HttpResponse:
-    filterset = ReleaseFilterSet(request.GET or None, queryset=selectors.release_list(subject=request))
+    filterset = ReleaseFilterSet(request.GET or None, queryset=selectors.release_rows(subject=request))
     page = Paginator(page_queryset(filterset), 50).get_page(request.GET.get("page"))
     return render(
         request,

@@ -87,12 +87,30 @@ def test_no_match_says_how_to_see_everything(fleet: Release, signed_in: Client) 
 def test_the_overview_reads_in_constant_queries(
     benchmarked: Release, proposer: Any, approver: Any, signed_in: Client
 ) -> None:
-    # The session, the user, the one query for the rows, and the drifted live endpoints.
-    with assert_num_queries(4):
+    # The session, the user, the page count (the overview is paginated), the one query for
+    # the page's rows, and the drifted live endpoints.
+    with assert_num_queries(5):
         assert signed_in.get("/").status_code == 200
     go_live("support-chat", "support-chat-eagle3", proposer, approver)
     go_live("ops-agent", "agent-draft-model-vllm", proposer, approver)
     benchmarked_release(proposer=proposer, approver=approver, slug="contract-summaries-eu")
     make_version("doc-review", example("doc-review-ngram-tgi"))
-    with assert_num_queries(4):
+    with assert_num_queries(5):
         assert signed_in.get("/").status_code == 200
+
+
+def test_the_overview_is_paginated_and_its_links_keep_the_filters(
+    fleet: Release, signed_in: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dashboard_app.views import routes
+
+    monkeypatch.setattr(routes, "OVERVIEW_PAGE_SIZE", 2)
+    assert slugs(signed_in) == ["contract-summaries", "doc-review"]
+    body = signed_in.get("/").content.decode()
+    assert "page 1 of 2" in body and 'href="?page=2"' in body
+    assert slugs(signed_in, "?page=2") == ["support-chat"]
+    assert slugs(signed_in, "?page=99") == ["support-chat"]  # past the end: the last page
+    monkeypatch.setattr(routes, "OVERVIEW_PAGE_SIZE", 1)
+    filtered = signed_in.get("/?pending=no").content.decode()
+    assert "page 1 of 2" in filtered and 'href="?pending=no&amp;page=2"' in filtered
+    assert slugs(signed_in, "?pending=no&page=2") == ["support-chat"]
