@@ -50,7 +50,17 @@ SCHEDULE = [
 class Server:
     def __init__(self, *args: str) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.support.engine_emulator", "--port", "0", *args],
+            # The requests below name the model `ref`: the emulator must serve that name.
+            [
+                sys.executable,
+                "-m",
+                "tests.support.engine_emulator",
+                "--port",
+                "0",
+                "--served-model-name",
+                "ref",
+                *args,
+            ],
             cwd=REPO,
             stdout=subprocess.PIPE,
             text=True,
