@@ -65,7 +65,7 @@ lint: setup
 	$(BIN)/lint-imports
 
 typecheck: setup
-	$(BIN)/mypy specpact accounts_app audit_app contracts_app workloads_app releases_app benchmarks_app dashboard_app worker benchmarks
+	$(BIN)/mypy specpact accounts_app audit_app contracts_app workloads_app releases_app benchmarks_app live_app webhooks_app dashboard_app worker benchmarks
 
 migrations-check: setup
 	$(PY) manage.py makemigrations --check --dry-run
