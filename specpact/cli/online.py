@@ -197,7 +197,11 @@ def _run_progress(client: Client, release_id: int) -> str:
         progress = run.get("progress") or {}
         done, total = progress.get("done", 0), progress.get("total", 0)
         words = f"run {run['id']} {run.get('state')}" + (f" {done}/{total}" if total else "")
-        if run.get("last_error") and run.get("state") in ("queued", "running"):
+        if run.get("waiting_reason"):
+            # Said from the first poll (the run knows at creation), not only once the
+            # release gives up after RUN_WORKER_WAIT_MAX_S.
+            words += f" (waiting for a worker: {run['waiting_reason']})"
+        elif run.get("last_error") and run.get("state") in ("queued", "running"):
             words += f" ({run['last_error']})"
         parts.append(words)
     return ", ".join(parts)

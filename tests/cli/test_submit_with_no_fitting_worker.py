@@ -65,8 +65,13 @@ def test_submit_wait_of_a_vllm_release_with_only_a_cpu_worker_exits_promptly_wit
         sweeper.join(5)
     elapsed = time.monotonic() - started
 
-    assert code == 1, capsys.readouterr()
+    out, err = capsys.readouterr()
+    assert code == 1, (out, err)
     assert elapsed < 30, f"submit --wait took {elapsed:.0f} s"
+    # The first progress line already says why, and the final lines repeat it.
+    first_progress = next(line for line in err.splitlines() if "run " in line)
+    assert "waiting for a worker:" in first_progress and "launches vllm" in first_progress, err
+    assert "no worker could serve it" in out, out
     release = Release.objects.latest("pk")
     assert release.state == "failed"
     assert "no worker could serve it" in release.failure_reason
