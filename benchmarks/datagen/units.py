@@ -108,6 +108,11 @@ def run_rows(run: RunPlan, spec: dict[str, Any], rng: random.Random) -> tuple[di
         "progress_done": done,
         "progress_total": total,
         "last_error": run.last_error,
+        # Finished runs: nothing is waiting for a worker and no phase is current.
+        "waiting_reason": "",
+        "waiting_since": None,
+        "phase": "",
+        "phase_since": None,
         "history": history,
         "created_by_id": run.created_by,
         "created_at": run.created_at,

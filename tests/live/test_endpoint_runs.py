@@ -72,7 +72,7 @@ def test_conforming_endpoints_are_benchmarked_by_the_harness(
     worker = register_worker()
     run_start(run_id=run.pk, worker=worker, attempt=run.attempt)
     with ThreadPoolExecutor(1) as pool:
-        outcome = pool.submit(execute, RunSpec.model_validate(spec), lambda done, total: None).result()
+        outcome = pool.submit(execute, RunSpec.model_validate(spec), lambda done, total, phase: None).result()
     run_result_submit(run_id=run.pk, worker=worker, attempt=run.attempt, payload={**outcome, "run_id": run.pk,
                       "attempt": run.attempt})  # fmt: skip
     run.refresh_from_db()
