@@ -20,7 +20,7 @@ would need no correction; Holm makes each individual Pass a claim that holds joi
 Verdicts (see `Verdict`): Pass when confirmed; Marginal when the point estimate meets the
 bar but the bound doesn't, or when data are missing or too few; Fail when the point estimate
 misses the bar or the candidate's error rate exceeds `max_error_rate`.
-Output stability and memory headroom are deterministic checks.
+Output stability and memory headroom are deterministic checks (deterministic.py).
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from typing import Literal
 import numpy as np
 
 from benchmarks_app.gate.crossover import find_crossover
+from benchmarks_app.gate.deterministic import memory_checks, stability_checks
 from benchmarks_app.gate.estimates import Estimate, Estimator, Key
 from benchmarks_app.gate.inputs import ArmLevel, GateInput, GateInputError
 from benchmarks_app.gate.metrics import METRICS, min_requests_for
@@ -121,8 +122,8 @@ def evaluate_gate(
             else:
                 tests.append(_Test(rule, key, e, _p_value(rule, e)))
     checks.extend(_run_tests(tests, correction))
-    checks.extend(_stability_checks(data, rules, sorted({k[0] for k in keys})))
-    checks.extend(_memory_checks(data, rules))
+    checks.extend(stability_checks(data, rules, sorted({k[0] for k in keys})))
+    checks.extend(memory_checks(data, rules))
     order = {r: i for i, r in enumerate([*(r.rule_id for r in rules.stat_rules), "output_stability"])}
     checks.sort(
         key=lambda c: (order.get(c.rule_id, len(order)), c.lane or "", c.level_kind or "", c.level or 0)
@@ -270,74 +271,6 @@ def _no_levels(rule: StatRule) -> CheckResult:
         required=rule.bound,
         verdict=Verdict.MARGINAL,
         reason=f"No tested level is within this rule's scope ({rule.describe()}).",
-    )
-
-
-def _stability_checks(data: GateInput, rules: GateRules, lanes: list[str]) -> Iterable[CheckResult]:
-    required = rules.greedy_exact_match_min
-    if required is None:
-        return
-    for lane in lanes or sorted(data.stability):
-        s = data.stability.get(lane)
-        if s is None or s.compared == 0:
-            verdict, rate = Verdict.MARGINAL, None
-            reason = (
-                f"Output stability was not measured in lane {lane} (it needs greedy decoding on both arms)."
-            )
-        else:
-            rate = s.exact_match_rate
-            verdict = Verdict.PASS if rate >= required else Verdict.FAIL
-            of = f" of {s.compared} prompts" if s.compared is not None else " of prompts"
-            reason = (
-                f"Greedy outputs token-identical to the baseline's for {pct(rate)}{of} "
-                f"in lane {lane}, required ≥ {pct(required)}."
-            )
-            if verdict is Verdict.FAIL and s.first_divergence:
-                reason += f" First divergence: {s.first_divergence}."
-        yield _deterministic_check(
-            "output_stability", lane, "greedy_exact_match", rate, required, verdict, reason
-        )
-
-
-def _memory_checks(data: GateInput, rules: GateRules) -> Iterable[CheckResult]:
-    required = rules.memory_headroom_min_gib
-    if required is None:
-        return
-    mem = data.memory
-    if mem is None or mem.headroom_gib is None:
-        verdict, headroom = Verdict.MARGINAL, None
-        reason = f"The candidate's memory headroom was not reported; required ≥ {required:g} GiB."
-    else:
-        headroom = mem.headroom_gib
-        verdict = Verdict.PASS if headroom >= required else Verdict.FAIL
-        peak = f" (peak {mem.peak_gib:.1f} GiB)" if mem.peak_gib is not None else ""
-        reason = f"Candidate memory headroom {headroom:.1f} GiB{peak}, required ≥ {required:g} GiB."
-    yield _deterministic_check("memory_headroom", None, "headroom_gib", headroom, required, verdict, reason)
-
-
-def _deterministic_check(
-    rule_id: str,
-    lane: str | None,
-    metric: str,
-    value: float | None,
-    required: float,
-    verdict: Verdict,
-    reason: str,
-) -> CheckResult:
-    return CheckResult(
-        rule_id=rule_id,
-        kind=rule_id,
-        lane=lane,
-        level_kind=None,
-        level=None,
-        metric=metric,
-        estimate=value,
-        ci_low=None,
-        ci_high=None,
-        confidence=None,
-        required=required,
-        verdict=verdict,
-        reason=reason,
     )
 
 
