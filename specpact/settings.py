@@ -245,6 +245,8 @@ SPECTACULAR_SETTINGS = {
         "WorkloadFormatEnum": "workloads_app.models.WorkloadVersion.Format",
         "LiveProbeStateEnum": "live_app.choices.ProbeState",
         "LiveEngineEnum": "live_app.choices.EndpointEngine",
+        # Releases and endpoints both have a `state` choice set: each keeps its own name.
+        "ReleaseStateEnum": "releases_app.choices.ReleaseState",
     },
     # Every operation's problem responses (specpact/api/schema.py), after the enum names.
     "POSTPROCESSING_HOOKS": [
