@@ -114,17 +114,6 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# The cache: the release page's built figures (dashboard_app/selectors/figure_cache.py),
-# whose inputs never change once written. In each process's memory by default (Django's
-# own default backend, named here); CACHE_REDIS_URL (redis://…) shares one across the web
-# processes, so each figure is built once per deploy instead of once per process.
-_cache_redis_url = env_str("CACHE_REDIS_URL")
-CACHES = {
-    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _cache_redis_url}
-    if _cache_redis_url
-    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "OPTIONS": {"MAX_ENTRIES": 300}}
-}
-FIGURE_CACHE_TIMEOUT_S = env_int("FIGURE_CACHE_TIMEOUT_S", 7 * 24 * 3600)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -208,21 +197,33 @@ REST_FRAMEWORK = {
     "NUM_PROXIES": env_int("API_NUM_PROXIES", 0),
 }
 
-# The cache behind throttles and the login-attempt limit. CACHE_URL=redis://… shares it
-# between web processes (docker-compose sets it); without it the embedded demo (one web
-# process) keeps it in memory, and a production deployment (DEBUG off) in a database table
-# (`specpact_cache`, created by specpact's migration 0002).
+# Two caches. `default` holds the throttle counts and the login-attempt limit, which every
+# web process must share: Redis with CACHE_URL=redis://… (docker-compose sets it), else a
+# database table in production (DEBUG off; `specpact_cache`, created by specpact's
+# migrations whatever the settings they run under), else memory (the one-process demo).
+# `figures` holds the release page's built figures (dashboard_app/selectors/figure_cache.py),
+# whose inputs never change once written: the same Redis with CACHE_URL, else each
+# process's memory (too large and too hot for a table).
+DATABASE_CACHE_TABLE = "specpact_cache"
 _cache_url = env_str("CACHE_URL", "") or ""
-if _cache_url.startswith(("redis://", "rediss://", "unix://")):
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _cache_url}}
-elif _cache_url:
+if _cache_url and not _cache_url.startswith(("redis://", "rediss://", "unix://")):
     raise ImproperlyConfigured(f"CACHE_URL must be a redis:// URL, not {_cache_url!r}")
+_redis_cache = {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _cache_url}
+_memory_cache = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+if _cache_url:
+    _shared_cache: dict = _redis_cache
 elif DEBUG:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    _shared_cache = _memory_cache
 else:
-    CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "specpact_cache"}
+    _shared_cache = {
+        "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+        "LOCATION": DATABASE_CACHE_TABLE,
     }
+CACHES = {
+    "default": _shared_cache,
+    "figures": _redis_cache if _cache_url else {**_memory_cache, "OPTIONS": {"MAX_ENTRIES": 300}},
+}
+FIGURE_CACHE_TIMEOUT_S = env_int("FIGURE_CACHE_TIMEOUT_S", 7 * 24 * 3600)
 
 # The browser login's attempt limit (accounts_app/login.py): this many failed sign-ins for
 # one username, or from one address (more: an office shares one), within LOGIN_LOCKOUT_S,

@@ -61,11 +61,12 @@ def _flush_past_audit_trigger() -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def _fresh_cache() -> Iterator[None]:
-    """Throttle counts and login failures live in Django's cache (in-process here): each
-    test starts with none, whatever the tests before it sent."""
-    from django.core.cache import cache
+    """Throttle counts, login failures and built figures live in Django's caches
+    (in-process here): each test starts with none, whatever the tests before it did."""
+    from django.core.cache import caches
 
-    cache.clear()
+    for cache in caches.all():
+        cache.clear()
     yield
 
 

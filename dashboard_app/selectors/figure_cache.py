@@ -7,8 +7,8 @@ of the succeeded runs names the aggregates; the gate result and the release's ot
 fields change only with `lock_version`; the candidate version (memory headroom) never
 changes. The key adds a digest of the chart code itself (dashboard_app/charts/ and the
 selectors that feed it), so a deploy that changes a figure never serves an old one and
-nobody has to remember to bump a number. The cache is settings.CACHES' default
-(FIGURE_CACHE_TIMEOUT_S): per process in memory unless CACHE_REDIS_URL shares one.
+nobody has to remember to bump a number. The cache is settings.CACHES' `figures`
+(FIGURE_CACHE_TIMEOUT_S): per process in memory unless CACHE_URL shares one in Redis.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache as django_cache
+from django.core.cache import caches
 
 from benchmarks_app.choices import RunState
 from benchmarks_app.models import Run
@@ -53,8 +53,8 @@ def cached_figure_groups(
 ) -> list[dict[str, Any]]:
     """The page's figure groups from the cache, else `build()` stored under their key."""
     key = figures_key(release, runs)
-    groups = django_cache.get(key)
+    groups = caches["figures"].get(key)
     if groups is None:
         groups = build()
-        django_cache.set(key, groups, timeout=settings.FIGURE_CACHE_TIMEOUT_S)
+        caches["figures"].set(key, groups, timeout=settings.FIGURE_CACHE_TIMEOUT_S)
     return list(groups)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.core.cache import cache
+from django.core.cache import caches
 from django.test import Client
 
 from dashboard_app.selectors import figure_cache
@@ -23,9 +23,9 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture(autouse=True)
 def _empty_cache() -> Iterator[None]:
-    cache.clear()
+    caches["figures"].clear()
     yield
-    cache.clear()
+    caches["figures"].clear()
 
 
 def test_a_second_view_serves_the_same_figures_without_reading_the_aggregates(
