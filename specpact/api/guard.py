@@ -123,17 +123,25 @@ def _check_body(request: HttpRequest) -> None:
     _replace_body(request, body)
 
 
-def nul_key(params: QueryDict) -> str | None:
+def _nul_key(params: QueryDict) -> str | None:
     for key, values in params.lists():
         if "\x00" in key or any("\x00" in v for v in values if isinstance(v, str)):
             return key.replace("\x00", "\\0")
     return None
 
 
+def refuse_nul_form_fields(form: QueryDict) -> None:
+    """400 naming the first form field with a NUL (PostgreSQL cannot store one)."""
+    if (key := _nul_key(form)) is not None:
+        raise _refused(
+            400, "A form field contains a NUL character.", "unsafe_input", [FieldError(key, "NUL")]
+        )
+
+
 def _check_text(request: HttpRequest) -> None:
     if "\x00" in request.path_info:
         raise _refused(400, "The path contains a NUL character.", "unsafe_input", [FieldError("path", "NUL")])
-    if (key := nul_key(request.GET)) is not None:
+    if (key := _nul_key(request.GET)) is not None:
         raise _refused(
             400, "A query parameter contains a NUL character.", "unsafe_input", [FieldError(key, "NUL")]
         )
@@ -142,10 +150,8 @@ def _check_text(request: HttpRequest) -> None:
     is_form = (
         request.method == "POST" and content_type.startswith(_FORM_TYPES) and not is_streamed_upload(request)
     )
-    if is_form and (key := nul_key(request.POST)) is not None:
-        raise _refused(
-            400, "A form field contains a NUL character.", "unsafe_input", [FieldError(key, "NUL")]
-        )
+    if is_form:
+        refuse_nul_form_fields(request.POST)
 
 
 class RequestGuardMiddleware:

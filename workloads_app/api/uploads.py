@@ -16,8 +16,8 @@ from django.conf import settings
 from django.http import HttpRequest
 from rest_framework.request import Request
 
-from specpact.api.guard import nul_key
-from specpact.errors import DomainError, FieldError
+from specpact.api.guard import refuse_nul_form_fields
+from specpact.errors import DomainError
 from workloads_app.services import too_large
 
 RAW_TYPES = {
@@ -61,10 +61,7 @@ def read_upload(request: Request) -> tuple[bytes, dict[str, Any]]:
     params: dict[str, Any] = {k: request.query_params.getlist(k) for k in request.query_params}
     if kind == MULTIPART:
         django_request: HttpRequest = request._request
-        if (key := nul_key(django_request.POST)) is not None:
-            raise DomainError(
-                "A form field contains a NUL character.", code="unsafe_input", errors=[FieldError(key, "NUL")]
-            )
+        refuse_nul_form_fields(django_request.POST)
         for k in django_request.POST:
             params[k] = django_request.POST.getlist(k)
         upload = django_request.FILES.get("file")

@@ -15,7 +15,7 @@ from ..engines.release import ReleaseView
 from ..errors import ContractError
 from .base import Args, ImportResult, Skeleton, import_error
 from .cmdline import Image, unwrap
-from .words import dated, env_flags, judge, warn_if_moved
+from .words import dated, env_flags, judge, judge_leftovers, warn_if_moved
 
 ENGINE = "llamacpp"
 PROGRAMS = [("llama-server",), ("llama", "serve")]
@@ -93,9 +93,7 @@ def import_argv(argv: list[str] | str, engine_version: str | None = None) -> Imp
     tokenizer: dict[str, Any] = {"name": model}
     speculation, assets = _speculation(args, tokenizer, sk, view)
     max_batch = args.take_int("--parallel", "-np")
-    judge(sk, view, args.options, "flag", spelled=args.spelled)
-    for extra in args.positionals:
-        sk.say("argv", f"unexpected argument {extra!r}; ignored")
+    judge_leftovers(sk, view, args)
     return sk.result(
         notes=cmd.notes,
         model=model,

@@ -15,7 +15,7 @@ from ..rules_release import view_of
 from ..schema import ContractDocument
 from .base import Args, ImportResult, RenderedConfig, Skeleton, common_notes, import_error, rendered
 from .cmdline import Image, python_programs, unwrap
-from .words import judge, warn_if_moved
+from .words import judge, judge_leftovers, warn_if_moved
 
 ENGINE = "sglang"
 PROGRAMS = [*python_programs("sglang.launch_server"), ("sglang", "serve")]
@@ -91,9 +91,7 @@ def import_argv(argv: list[str] | str, engine_version: str | None = None) -> Imp
         sk.say("compatibility.tokenizer.revision", "the command does not pin the tokenizer revision: add one")
     speculation, assets = _speculation(args, tokenizer, sk, view)
     max_batch = args.take_int("--max-running-requests")
-    judge(sk, view, args.options, "flag", spelled=args.spelled)
-    for extra in args.positionals:
-        sk.say("argv", f"unexpected argument {extra!r}; ignored")
+    judge_leftovers(sk, view, args)
     return sk.result(
         notes=cmd.notes,
         model=model,

@@ -14,7 +14,7 @@ from ..engines.tgi import KNOWLEDGE
 from ..schema import ContractDocument
 from .base import Args, ImportResult, RenderedConfig, Skeleton, common_notes, import_error, rendered
 from .cmdline import Image, unwrap
-from .words import env_flags, judge
+from .words import env_flags, judge, judge_leftovers
 
 ENGINE = "tgi"
 PROGRAMS = [("text-generation-launcher",)]
@@ -110,9 +110,7 @@ def import_argv(argv: list[str] | str, engine_version: str | None = None) -> Imp
     tokenizer: dict[str, Any] = {"name": model}
     if target_revision:
         tokenizer["revision"] = target_revision
-    judge(sk, view, args.options, "flag", spelled=args.spelled)
-    for extra in args.positionals:
-        sk.say("argv", f"unexpected argument {extra!r}; ignored")
+    judge_leftovers(sk, view, args)
     return sk.result(
         notes=cmd.notes,
         model=model,

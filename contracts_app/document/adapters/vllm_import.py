@@ -14,7 +14,7 @@ from ..engines.release import ReleaseView
 from ..engines.vllm import KNOWLEDGE
 from .base import Args, ImportResult, Skeleton, import_error
 from .cmdline import Image, python_programs, unwrap
-from .words import judge, warn_if_moved
+from .words import judge, judge_leftovers, warn_if_moved
 
 ENGINE = "vllm"
 PROGRAMS = [("vllm", "serve"), *python_programs("vllm.entrypoints.openai.api_server")]
@@ -78,10 +78,7 @@ def import_argv(argv: list[str] | str, engine_version: str | None = None) -> Imp
     config = _config(args, sk, view)
     speculation, assets, off = speculation_of(config, tokenizer, sk, view)
     max_batch = args.take_int("--max-num-seqs")
-    leftovers = dict(args.options)
-    judge(sk, view, leftovers, "flag", spelled=args.spelled)
-    for extra in args.positionals:
-        sk.say("argv", f"unexpected argument {extra!r}; ignored")
+    judge_leftovers(sk, view, args)
     return sk.result(
         notes=cmd.notes,
         model=model,

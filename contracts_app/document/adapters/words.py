@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping
 
 from ..engines.release import Feature, Kind, ReleaseView, history
-from .base import Skeleton
+from .base import Args, Skeleton
 
 SPECULATIVE = re.compile(r"spec|draft|ngram|n_gram|eagle|medusa|mtp|lookup|assistant|dflash|dspark", re.I)
 _TRUE, _FALSE = {"true", "1", "yes", "on"}, {"false", "0", "no", "off", "none"}
@@ -92,6 +92,14 @@ def judge(
         else:
             note = f" ({feat.note})" if feat.note and feat.role == "tuning" else ""
             sk.say("argv", f"{shown} is not part of a contract{note}; ignored")
+
+
+def judge_leftovers(sk: Skeleton, view: ReleaseView, args: Args) -> None:
+    """After the fields took theirs: every flag left is judged and every stray word named,
+    so that nothing on the command line is dropped silently."""
+    judge(sk, view, args.options, "flag", spelled=args.spelled)
+    for extra in args.positionals:
+        sk.say("argv", f"unexpected argument {extra!r}; ignored")
 
 
 def dated(view: ReleaseView, names: list[str], kind: Kind) -> tuple[ReleaseView, list[str]]:
