@@ -27,9 +27,16 @@ GPU_HARDWARE = {
 }
 
 
-def openai_run(versions: tuple[Any, Any], *, actor: Any = None, **placement: Any) -> Any:
-    """A standalone `openai` run of the extraction lane between the two `versions`.
-    `placement`: `worker=`, `pool=` and `overrides=`, as `run_create` takes them."""
+def openai_run(
+    versions: tuple[Any, Any],
+    *,
+    actor: Any = None,
+    endpoints: dict[str, Any] = UNREACHABLE_ENDPOINTS,
+    **placement: Any,
+) -> Any:
+    """A standalone `openai` run of the extraction lane between the two `versions`, against
+    `endpoints` (by default ones nobody listens on). `placement`: `worker=`, `pool=` and
+    `overrides=`, as `run_create` takes them."""
     from benchmarks_app.services.runs import run_create
 
     baseline, candidate = versions
@@ -40,7 +47,7 @@ def openai_run(versions: tuple[Any, Any], *, actor: Any = None, **placement: Any
         lane="extraction",
         actor=actor,
         engine_kind="openai",
-        endpoints=UNREACHABLE_ENDPOINTS,
+        endpoints=endpoints,
         **placement,
     )
 

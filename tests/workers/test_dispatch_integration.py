@@ -25,6 +25,7 @@ from benchmarks_app.services.sweep import runs_sweep
 from benchmarks_app.services.workers import bootstrap_token_create, worker_register, worker_revoke
 from tests.support.launcher import wait_for
 from tests.support.processes import Agent, RedisServer
+from tests.support.workers import openai_run
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -44,24 +45,14 @@ def protocol(settings: Any, redis_server: RedisServer) -> RedisServer:
 def _run(
     versions: Any, endpoints: dict[str, Any], *, worker: Worker | None = None, max_tokens: int = 24
 ) -> Run:
-    baseline, candidate = versions
-    return run_create(
-        route=baseline.route,
-        baseline=baseline,
-        candidate=candidate,
-        lane="extraction",
-        actor=None,
-        engine_kind="openai",
-        endpoints=endpoints,
-        worker=worker,
-        overrides={
-            "concurrency": [1, 2],
-            "requests_per_level": 4,
-            "max_tokens": max_tokens,
-            "warmup_requests": 0,
-            "time_limit_s": 300,
-        },
-    )
+    overrides = {
+        "concurrency": [1, 2],
+        "requests_per_level": 4,
+        "max_tokens": max_tokens,
+        "warmup_requests": 0,
+        "time_limit_s": 300,
+    }
+    return openai_run(versions, endpoints=endpoints, worker=worker, overrides=overrides)
 
 
 def _finished(run_id: int, timeout_s: float, agents: list[Agent]) -> Run:
