@@ -92,7 +92,8 @@ def _managed_engine(document: dict[str, Any]) -> tuple[dict[str, Any], dict[str,
 
 
 def _openai_engine(endpoint: dict[str, Any]) -> dict[str, Any]:
-    allowed = {"base_url", "model", "api", "server", "extra_body", "metrics_url", "request_token_ids"}
+    allowed = {"base_url", "model", "api", "server", "extra_body", "metrics_url", "request_token_ids",
+               "api_key_env", "api_key_file"}  # fmt: skip
     return {"kind": "openai", **{k: v for k, v in endpoint.items() if k in allowed}}
 
 

@@ -9,3 +9,9 @@ class LiveConfig(AppConfig):
 
     name = "live_app"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from live_app.services.release_runs import LiveReleaseEndpoints
+        from releases_app.services.endpoints import release_endpoints_install
+
+        release_endpoints_install(LiveReleaseEndpoints())

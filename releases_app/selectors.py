@@ -4,6 +4,7 @@ from typing import Any
 
 from accounts_app.permissions import scope_queryset
 from audit_app.models import AuditEvent, AuditEventQuerySet
+from releases_app.choices import ReleaseState
 from releases_app.models import Decision, Release
 from releases_app.models.releases import ReleaseQuerySet
 from specpact.errors import NotFound
@@ -35,3 +36,23 @@ def release_decisions(release: Release) -> list[Decision]:
 def release_timeline(release: Release) -> AuditEventQuerySet:
     """The release's audit events, oldest first."""
     return AuditEvent.objects.for_object("release", release.pk).select_related("actor").order_by("id")
+
+
+def release_waiting_for_endpoints(release: Release) -> str | None:
+    """What a release proposed with live endpoints waits for, in words (and why it was last
+    refused); None once it is benchmarked, or for a release on launched engines."""
+    if release.state != ReleaseState.PROPOSED or not release.endpoints:
+        return None
+    baseline, candidate = release.endpoints["baseline"], release.endpoints["candidate"]
+    words = (
+        f"its endpoints: {candidate} must expect release:{release.pk} (PATCH its expects once the "
+        f"candidate is deployed there) and {baseline} the active version; then POST "
+        f"/api/v1/releases/{release.pk}/benchmark probes both and starts the benchmark"
+    )
+    refused = (
+        AuditEvent.objects.for_object("release", release.pk)
+        .filter(action="release.benchmark_refused")
+        .order_by("-id")
+        .first()
+    )
+    return words + (f". Last refused: {refused.reason}" if refused else "")

@@ -159,9 +159,11 @@ def run_create(
 
 
 @transaction.atomic
-def release_runs_create(*, release: Any, actor: Any) -> list[Run]:
+def release_runs_create(*, release: Any, actor: Any, endpoints: dict[str, Any] | None = None) -> list[Run]:
     """One run per lane in the candidate's `measurement.workloads`, each dispatched to a
-    pool queue. Called by the release flow inside its transaction when a release enters
+    pool queue: on the engines the contract names, or with the `openai` engine on given
+    `endpoints` (arm → {base_url, model, …}: a release benchmarked on live endpoints).
+    Called by the release flow inside its transaction when a release enters
     `benchmarking`: if this raises, the release does not enter it."""
     candidate = release.candidate_version
     baseline = release.baseline_version
@@ -170,7 +172,8 @@ def release_runs_create(*, release: Any, actor: Any) -> list[Run]:
     lanes = workloads_of(candidate.document)
     if not lanes:
         raise DomainError("the candidate contract measures no workload (measurement.workloads is empty)")
-    kind = default_engine_kind(candidate.document)
+    kind = EngineKind.OPENAI if endpoints else default_engine_kind(candidate.document)
+    _check_endpoints(kind, endpoints)
     user = getattr(actor, "user", actor)
     runs = [
         _create_one(
@@ -180,7 +183,7 @@ def release_runs_create(*, release: Any, actor: Any) -> list[Run]:
             baseline=baseline,
             candidate=candidate,
             engine_kind=kind,
-            endpoints=None,
+            endpoints=endpoints,
             worker=None,
             pool=None,
             overrides={},

@@ -27,6 +27,23 @@ class LiveEndpointIn(serializers.Serializer[Any]):
     )
 
 
+class LiveEndpointPatchIn(serializers.Serializer[Any]):
+    """Only the fields given change; the name and the route stay."""
+
+    base_url = serializers.CharField(max_length=2048, required=False)
+    engine = serializers.ChoiceField(choices=EndpointEngine.choices, required=False)
+    expects = serializers.CharField(max_length=40, required=False, help_text="active, or release:<id>")
+    metrics_url = serializers.CharField(max_length=2048, required=False, allow_blank=True)
+    auth = serializers.JSONField(required=False, allow_null=True, help_text="a secret reference, or null")
+
+
+class ReleaseBenchmarkIn(serializers.Serializer[Any]):
+    """Both optional: the endpoints named at proposal are used, or these replace them."""
+
+    baseline = serializers.CharField(max_length=40, required=False, help_text="serves the active version")
+    candidate = serializers.CharField(max_length=40, required=False, help_text="expects release:<id>")
+
+
 class EndpointBenchmarkIn(serializers.Serializer[Any]):
     baseline = serializers.CharField(
         max_length=40, help_text="the endpoint serving the baseline, e.g. prod-eu"

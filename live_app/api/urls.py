@@ -3,6 +3,11 @@ from django.urls import path
 from live_app.api import views
 
 urlpatterns = [
+    path(
+        "releases/<int:release_id>/benchmark",
+        views.ReleaseBenchmarkApi.as_view(),
+        name="api-release-benchmark",
+    ),
     path("routes/<slug:slug>/endpoints/", views.EndpointListApi.as_view(), name="api-endpoints"),
     path(
         "routes/<slug:slug>/endpoints/benchmark",

@@ -1,5 +1,7 @@
-"""`routes/{slug}/endpoints/` (list, register), `…/endpoints/{name}/` (read, delete) and
-`…/endpoints/{name}/probe` (probe now, within ENDPOINT_PROBE_TIMEOUT_S)."""
+"""`routes/{slug}/endpoints/` (list, register), `…/endpoints/{name}/` (read, change,
+delete), `…/endpoints/{name}/probe` (probe now, within ENDPOINT_PROBE_TIMEOUT_S), and the
+benchmarks on endpoints: `routes/{slug}/endpoints/benchmark` (a standalone run) and
+`releases/{id}/benchmark` (a release waiting for its endpoints)."""
 
 from __future__ import annotations
 
@@ -20,11 +22,22 @@ from live_app.api.serializers import (
     EndpointBenchmarkIn,
     EndpointSerializer,
     LiveEndpointIn,
+    LiveEndpointPatchIn,
     ProbeSerializer,
+    ReleaseBenchmarkIn,
 )
 from live_app.models import Endpoint
 from live_app.selectors import endpoint_get, endpoints_of
-from live_app.services import endpoint_create, endpoint_delete, endpoint_probe, endpoints_run_create
+from live_app.services import (
+    endpoint_create,
+    endpoint_delete,
+    endpoint_probe,
+    endpoint_update,
+    endpoints_run_create,
+    release_benchmark_endpoints,
+)
+from releases_app.api.views import release_detail_response
+from releases_app.selectors import release_get
 from specpact.errors import NotFound
 from specpact.middleware import request_id_of
 
@@ -82,7 +95,8 @@ class EndpointListApi(APIView):
 
 class EndpointDetailApi(APIView):
     def get_permissions(self) -> list[Any]:
-        return role_permissions("admin" if self.request.method == "DELETE" else "viewer")
+        role = {"DELETE": "admin", "PATCH": "operator"}.get(self.request.method or "", "viewer")
+        return role_permissions(role)
 
     @extend_schema(responses=EndpointSerializer, summary="One endpoint and its last probe")
     def get(self, request: Request, slug: str, name: str) -> Response:
@@ -91,6 +105,25 @@ class EndpointDetailApi(APIView):
         if endpoint.last_probe is not None:
             data["last_probe"] = ProbeSerializer(endpoint.last_probe).data
         return Response(data)
+
+    @extend_schema(
+        request=LiveEndpointPatchIn,
+        responses=EndpointSerializer,
+        summary="Change an endpoint (operators)",
+        description="Typically to point a canary at the release it now serves: "
+        '`{"expects": "release:<id>"}`. The state is `unknown` until the next probe.',
+    )
+    def patch(self, request: Request, slug: str, name: str) -> Response:
+        endpoint = _endpoint(request, slug, name)
+        given = LiveEndpointPatchIn(data=request.data)
+        given.is_valid(raise_exception=True)
+        endpoint = endpoint_update(
+            endpoint=endpoint,
+            actor=actor_from_request(request),
+            request_id=request_id_of(request),
+            **given.validated_data,
+        )
+        return Response(EndpointSerializer(endpoint).data)
 
     @extend_schema(request=DeleteIn, responses={204: None}, summary="Delete an endpoint (admins)")
     def delete(self, request: Request, slug: str, name: str) -> Response:
@@ -152,3 +185,29 @@ class EndpointBenchmarkApi(APIView):
         )
         body = {"id": run.pk, "state": run.state, "lane": run.lane, "endpoints": run.endpoints}
         return Response(body, status=status.HTTP_201_CREATED, headers={"Location": f"/api/v1/runs/{run.pk}/"})
+
+
+class ReleaseBenchmarkApi(APIView):
+    def get_permissions(self) -> list[Any]:
+        return role_permissions("operator")
+
+    @extend_schema(
+        request=ReleaseBenchmarkIn,
+        summary="Benchmark a waiting release on its live endpoints",
+        description="For a release proposed with `endpoints`: the baseline endpoint must expect `active`, "
+        "the candidate `release:<id>`. Both are probed first (within ENDPOINT_PROBE_TIMEOUT_S each); a "
+        "drifted one answers 409 with the differences, nothing starts and the release keeps waiting. "
+        "Otherwise the release moves to `benchmarking` with one `openai` run per lane on the two "
+        "endpoints; when they end, both are probed again, and a drift meanwhile fails the release.",
+    )
+    def post(self, request: Request, release_id: int) -> Response:
+        release_get(subject=request, release_id=release_id)  # 404 before validating
+        given = ReleaseBenchmarkIn(data=request.data)
+        given.is_valid(raise_exception=True)
+        release = release_benchmark_endpoints(
+            release=release_id,
+            actor=actor_from_request(request),
+            request_id=request_id_of(request),
+            **given.validated_data,
+        )
+        return release_detail_response(release)

@@ -1,7 +1,8 @@
 """live_app's writes: keyword-only, each in a transaction, raising specpact.errors.DomainError."""
 
-from live_app.services.endpoints import endpoint_create, endpoint_delete, endpoint_policy
+from live_app.services.endpoints import endpoint_create, endpoint_delete, endpoint_policy, endpoint_update
 from live_app.services.probes import endpoint_probe, expected_version
+from live_app.services.release_runs import release_benchmark_endpoints
 from live_app.services.runs import endpoints_run_create
 from live_app.services.watch import acceptance_record, alert_raise, watch_actor
 
@@ -12,7 +13,9 @@ __all__ = [
     "endpoint_delete",
     "endpoint_policy",
     "endpoint_probe",
+    "endpoint_update",
     "endpoints_run_create",
     "expected_version",
+    "release_benchmark_endpoints",
     "watch_actor",
 ]

@@ -1,4 +1,4 @@
-"""Registering and deleting a route's endpoints."""
+"""Registering, changing and deleting a route's endpoints."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from accounts_app.permissions import ensure_route_access, require_role
 from audit_app.actors import Actor, as_actor
 from audit_app.services import audit_record
 from contracts_app.models import Route
-from live_app.choices import EndpointEngine
+from live_app.choices import EndpointEngine, ProbeState
 from live_app.models import ENDPOINT_NAME_PATTERN, Endpoint
 from live_app.secrets import check_reference, shown_reference
 from releases_app.models import Release
@@ -118,6 +118,65 @@ def endpoint_create(
             request_id=request_id,
         )
     return endpoint
+
+
+_UNSET: Any = object()
+
+
+def endpoint_update(
+    *,
+    endpoint: Endpoint,
+    actor: Actor | Any,
+    base_url: Any = _UNSET,
+    engine: Any = _UNSET,
+    expects: Any = _UNSET,
+    metrics_url: Any = _UNSET,
+    auth: Any = _UNSET,
+    request_id: str = "",
+) -> Endpoint:
+    """Change what an endpoint is (operators): typically point a canary at the release it
+    now serves (`expects: release:<id>`). Each given field is checked as at registration;
+    a change forgets the last probe's state (it judged another configuration): the
+    endpoint is `unknown` until probed again."""
+    who = as_actor(actor)
+    require_role(who, "operator")
+    ensure_route_access(who, endpoint.route)
+    changes: dict[str, Any] = {}
+    if base_url is not _UNSET:
+        changes["base_url"] = check_endpoint_url(base_url, "base_url")
+    if metrics_url is not _UNSET:
+        changes["metrics_url"] = check_endpoint_url(metrics_url, "metrics_url") if metrics_url else ""
+    if engine is not _UNSET:
+        if engine not in EndpointEngine.values:
+            raise _invalid("engine", f"one of {', '.join(EndpointEngine.values)}")
+        changes["engine"] = engine
+    if expects is not _UNSET:
+        changes["expects"] = check_expects(endpoint.route, expects)
+    if auth is not _UNSET:
+        changes["auth_ref"] = check_reference(auth)
+    with transaction.atomic():
+        locked = Endpoint.objects.select_for_update().select_related("route").filter(pk=endpoint.pk).first()
+        if locked is None:
+            raise NotFound(f"The endpoint {endpoint.name!r} was deleted.")
+        before = endpoint_snapshot(locked)
+        changed = {k: v for k, v in changes.items() if getattr(locked, k) != v}
+        if not changed:
+            return locked
+        for key, value in changed.items():
+            setattr(locked, key, value)
+        locked.state, locked.last_probe = ProbeState.UNKNOWN, None
+        locked.save(update_fields=[*changed, "state", "last_probe"])
+        audit_record(
+            actor=who,
+            action="endpoint.updated",
+            obj_type="endpoint",
+            obj_id=locked.pk,
+            route=locked.route,
+            before=before,
+            after=endpoint_snapshot(locked),
+            request_id=request_id,
+        )
+    return locked
 
 
 def endpoint_delete(

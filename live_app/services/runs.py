@@ -6,22 +6,23 @@ runs it with its `openai` engine and the result lands like any other."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from accounts_app.permissions import ensure_route_access, require_role
 from audit_app.actors import Actor, as_actor
 from benchmarks_app.models import Run
 from benchmarks_app.services.runs import run_create
-from contracts_app.models import Route
+from contracts_app.models import ContractVersion, Route
 from live_app.choices import ProbeState
-from live_app.models import Endpoint
+from live_app.models import Endpoint, Probe
 from live_app.services.probes import endpoint_probe
 from specpact.errors import Conflict, DomainError, FieldError
 
 ARMS = ("baseline", "candidate")
 
 
-def _named(route: Route, name: Any, arm: str) -> Endpoint:
+def endpoint_named(route: Route, name: Any, arm: str) -> Endpoint:
     endpoint = Endpoint.objects.select_related("route").filter(route=route, name=name).first()
     if endpoint is None:
         raise DomainError(
@@ -31,13 +32,19 @@ def _named(route: Route, name: Any, arm: str) -> Endpoint:
     return endpoint
 
 
-def _engine(endpoint: Endpoint, document: dict[str, Any]) -> dict[str, Any]:
+def arm_engine(endpoint: Endpoint, document: dict[str, Any]) -> dict[str, Any]:
     """The arm's `openai` engine: the endpoint's URL, the served model the contract names,
-    and the engine shape so the harness reads that engine's counters. (An endpoint's auth
-    reference stays on the control plane: runs go to endpoints the worker may reach as is.)"""
+    and the engine shape so the harness reads that engine's counters. An auth reference
+    goes as its name only: the worker reads the secret from its own environment or files
+    (worker/harness/endpoint_auth.py), so no secret is stored in the run or the broker."""
     out = {"base_url": endpoint.base_url, "model": document["target"]["model"], "server": endpoint.engine}
     if endpoint.metrics_url:
         out["metrics_url"] = endpoint.metrics_url
+    ref = endpoint.auth_ref or {}
+    if "env" in ref:
+        out["api_key_env"] = ref["env"]
+    elif "file" in ref:
+        out["api_key_file"] = ref["file"]
     return out
 
 
@@ -45,6 +52,42 @@ def drift_words(name: str, differences: list[dict[str, Any]]) -> str:
     return f"{name} drifted: " + "; ".join(
         f"{d['path']} {d.get('engine')!r} ≠ {d.get('contract')!r}" for d in differences
     )
+
+
+@dataclass
+class Arm:
+    endpoint: Endpoint
+    probe: Probe
+
+    @property
+    def version(self) -> ContractVersion:
+        assert self.probe.version is not None  # probed_arms refuses a probe without one
+        return self.probe.version
+
+
+def probed_arms(endpoints: dict[str, Endpoint], *, actor: Actor, request_id: str) -> dict[str, Arm]:
+    """Probe each arm's endpoint now. A drifted one refuses the benchmark (409 naming each
+    field that differs): benchmarking the wrong configuration is worse than none. An
+    `unknown` one goes ahead (TGI reports no speculation settings at all); its probe says why."""
+    arms = {
+        arm: Arm(e, endpoint_probe(endpoint=e, actor=actor, request_id=request_id))
+        for arm, e in endpoints.items()
+    }
+    drifted = [
+        drift_words(a.endpoint.name, a.probe.differences)
+        for a in arms.values()
+        if a.probe.state == ProbeState.DRIFTED
+    ]
+    if drifted:
+        raise Conflict(
+            "Not benchmarked: " + "; ".join(drifted) + ". Benchmarking the wrong configuration is worse "
+            "than none: bring the endpoint back to its contract, or register the contract it runs.",
+            code="endpoint_drifted",
+        )
+    for a in arms.values():
+        if a.probe.version is None:
+            raise Conflict(f"{a.endpoint.name}: {a.probe.reason}", code="endpoint_expects_nothing")
+    return arms
 
 
 def endpoints_run_create(
@@ -60,30 +103,15 @@ def endpoints_run_create(
     who = as_actor(actor)
     require_role(who, "operator")
     ensure_route_access(who, route)
-    endpoints = {arm: _named(route, name, arm) for arm, name in zip(ARMS, (baseline, candidate), strict=True)}
-    probes = {
-        arm: endpoint_probe(endpoint=e, actor=who, request_id=request_id) for arm, e in endpoints.items()
+    endpoints = {
+        arm: endpoint_named(route, name, arm) for arm, name in zip(ARMS, (baseline, candidate), strict=True)
     }
-    drifted = [
-        drift_words(endpoints[arm].name, probe.differences)
-        for arm, probe in probes.items()
-        if probe.state == ProbeState.DRIFTED
-    ]
-    if drifted:
-        raise Conflict(
-            "Not benchmarked: " + "; ".join(drifted) + ". Benchmarking the wrong configuration is worse "
-            "than none: bring the endpoint back to its contract, or register the contract it runs.",
-            code="endpoint_drifted",
-        )
-    versions = {arm: probe.version for arm, probe in probes.items()}
-    for arm, version in versions.items():
-        if version is None:
-            raise Conflict(f"{endpoints[arm].name}: {probes[arm].reason}", code="endpoint_expects_nothing")
-    given = {arm: _engine(endpoints[arm], versions[arm].document) for arm in ARMS}  # type: ignore[union-attr]
+    arms = probed_arms(endpoints, actor=who, request_id=request_id)
+    given = {arm: arm_engine(a.endpoint, a.version.document) for arm, a in arms.items()}
     return run_create(
         route=route,
-        baseline=versions["baseline"],  # type: ignore[arg-type]
-        candidate=versions["candidate"],  # type: ignore[arg-type]
+        baseline=arms["baseline"].version,
+        candidate=arms["candidate"].version,
         lane=lane,
         actor=who,
         engine_kind="openai",

@@ -8,6 +8,7 @@ from rest_framework import serializers
 from audit_app.models import AuditEvent
 from releases_app.choices import MIN_JUSTIFICATION_LENGTH
 from releases_app.models import Decision, Release
+from releases_app.selectors import release_waiting_for_endpoints
 from specpact.text import JUSTIFICATION_MAX, REASON_MAX
 
 
@@ -22,6 +23,13 @@ class ReleaseCreateSerializer(serializers.Serializer[Any]):
     route = serializers.SlugField(max_length=64)
     candidate_version = serializers.IntegerField(min_value=1, max_value=2**31 - 1)
     reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=REASON_MAX)
+    endpoints = serializers.DictField(
+        child=serializers.CharField(max_length=40),
+        required=False,
+        help_text='benchmark on live endpoints: {"baseline": "prod-eu", "candidate": "canary"}. The '
+        "release then waits in `proposed` until the candidate endpoint expects it "
+        "(`release:<id>`) and POST releases/{id}/benchmark starts it",
+    )
 
 
 class DecisionInputSerializer(serializers.Serializer[Any]):
@@ -61,6 +69,7 @@ class ReleaseSerializer(serializers.ModelSerializer[Release]):
             "updated_at",
             "gate_verdict",
             "failure_reason",
+            "endpoints",
             "lock_version",
             "etag",
         ]
@@ -87,6 +96,10 @@ class ReleaseDetailSerializer(ReleaseSerializer):
     gate_result = serializers.JSONField()
     decisions = serializers.SerializerMethodField()
     timeline = serializers.SerializerMethodField()
+    waiting_for_endpoints = serializers.SerializerMethodField(
+        help_text="a release proposed with endpoints, not yet benchmarked: what it waits for, in words; "
+        "null otherwise"
+    )
     waiting_for_worker = serializers.SerializerMethodField(
         help_text="the release's queued runs that no online worker can serve, each with the reason "
         "(which engine, which pool, why each worker doesn't fit) and since when; empty when none"
@@ -100,7 +113,11 @@ class ReleaseDetailSerializer(ReleaseSerializer):
             "decisions",
             "timeline",
             "waiting_for_worker",
+            "waiting_for_endpoints",
         ]
+
+    def get_waiting_for_endpoints(self, release: Release) -> str | None:
+        return release_waiting_for_endpoints(release)
 
     def get_waiting_for_worker(self, release: Release) -> list[WaitingRun]:
         from benchmarks_app.selectors import runs_waiting_for_worker

@@ -29,7 +29,7 @@ from specpact.api.idempotency import idempotent
 from specpact.api.pagination import paginate
 
 
-def _detail(release: Release, code: int = status.HTTP_200_OK) -> Response:
+def release_detail_response(release: Release, code: int = status.HTTP_200_OK) -> Response:
     fresh = Release.objects.with_versions().get(pk=release.pk)
     return Response(ReleaseDetailSerializer(fresh).data, status=code, headers={"ETag": fresh.etag})
 
@@ -60,10 +60,11 @@ class ReleaseListApi(GenericAPIView[Release]):
             route=data.validated_data["route"],
             candidate_version=data.validated_data["candidate_version"],
             reason=data.validated_data["reason"],
+            endpoints=data.validated_data.get("endpoints"),
             actor=actor_from_request(request),
             request_id=request.request_id,  # type: ignore[attr-defined]
         )
-        response = _detail(release, status.HTTP_201_CREATED)
+        response = release_detail_response(release, status.HTTP_201_CREATED)
         response["Location"] = f"/api/v1/releases/{release.pk}/"
         return response
 
@@ -74,7 +75,7 @@ class ReleaseDetailApi(APIView):
 
     @extend_schema(responses=ReleaseDetailSerializer)
     def get(self, request: Request, release_id: int) -> Response:
-        return _detail(selectors.release_get(subject=request, release_id=release_id))
+        return release_detail_response(selectors.release_get(subject=request, release_id=release_id))
 
 
 class _DecisionApi(APIView):
@@ -99,7 +100,7 @@ class _DecisionApi(APIView):
             request_id=request.request_id,  # type: ignore[attr-defined]
             **data.validated_data,
         )
-        return _detail(release)
+        return release_detail_response(release)
 
 
 @extend_schema(

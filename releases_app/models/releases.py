@@ -44,6 +44,10 @@ class Release(models.Model):
     gate_result = models.JSONField(null=True, blank=True)
     diff = models.JSONField(default=list, blank=True)
     failure_reason = models.TextField(blank=True)
+    # The live endpoints the release is benchmarked against, by name ({"baseline": "prod-eu",
+    # "candidate": "canary"}), or {} for engines the worker launches. Given at proposal, the
+    # release waits in `proposed` until its candidate endpoint expects it (live_app).
+    endpoints = models.JSONField(default=dict, blank=True)
     lock_version = models.PositiveIntegerField(default=1)
 
     objects = ReleaseQuerySet.as_manager()

@@ -23,6 +23,7 @@ from benchmarks_app.models import Run
 from benchmarks_app.selectors import runs_of_release
 from releases_app.choices import ReleaseState
 from releases_app.models import Release
+from releases_app.services.endpoints import endpoint_drift_after
 from releases_app.services.proposals import release_fail, release_gate_complete
 
 log = logging.getLogger(__name__)
@@ -57,9 +58,23 @@ def _gate(runs: list[Run], release: Release) -> tuple[str, dict[str, Any]]:
     return str(result.verdict.value), result.as_dict()
 
 
+def _endpoints_drift(release_id: int) -> str | None:
+    """A release benchmarked on live endpoints whose runs all succeeded: are the endpoints
+    still serving what they were probed serving at the start? Probed before the lock below
+    (requests go out; each probe ends within ENDPOINT_PROBE_TIMEOUT_S)."""
+    release = (
+        Release.objects.filter(pk=release_id, state=ReleaseState.BENCHMARKING).exclude(endpoints={}).first()
+    )
+    runs = runs_of_release(release_id)
+    if release is None or not runs.exists() or runs.exclude(state=RunState.SUCCEEDED).exists():
+        return None
+    return endpoint_drift_after(release=release)
+
+
 def release_conclude(*, release_id: int) -> str:
     """What it did, in words (for logs and the periodic pass's report)."""
     system = Actor.system("benchmarks")
+    drift = _endpoints_drift(release_id)
     with transaction.atomic():
         if connection.vendor == "postgresql":
             with connection.cursor() as cursor:
@@ -73,6 +88,9 @@ def release_conclude(*, release_id: int) -> str:
         if any(r.state != RunState.SUCCEEDED for r in runs):
             release_fail(release=release, reason=_failure_reason(runs), actor=system)
             return f"release {release_id} failed"
+        if drift is not None:
+            release_fail(release=release, reason=drift, actor=system)
+            return f"release {release_id} failed: its endpoints drifted"
         try:
             verdict, gate_result = _gate(runs, release)
         except Exception as exc:  # bad inputs to the gate end the release with the reason

@@ -15,6 +15,7 @@ from contracts_app.models import ContractVersion, Route
 from releases_app.choices import GateVerdict, ReleaseState
 from releases_app.models import Release
 from releases_app.services._common import integrity_conflict, lock_release, move, snapshot
+from releases_app.services.endpoints import checked_endpoint_names
 from specpact.errors import Conflict, DomainError, FieldError, NotFound
 from specpact.text import REASON_MAX, checked_text
 
@@ -27,9 +28,9 @@ def _needs_benchmark(baseline: ContractVersion | None, changes: list[dict[str, A
     return any(change["impact"] != "cosmetic" for change in changes)
 
 
-def _request_benchmark(release: Release, actor: Actor) -> None:
+def _request_benchmark(release: Release, actor: Actor, endpoints: dict[str, Any] | None) -> None:
     """Create the release's benchmark runs (and their dispatch) in this transaction."""
-    release_runs_create(release=release, actor=actor)
+    release_runs_create(release=release, actor=actor, endpoints=endpoints)
 
 
 def release_create(
@@ -38,11 +39,14 @@ def release_create(
     candidate_version: ContractVersion | int,
     actor: Actor | Any,
     reason: str = "",
+    endpoints: dict[str, str] | None = None,
     request_id: str = "",
 ) -> Release:
     """Propose moving `route` from its active version to `candidate_version` (a number or
-    a ContractVersion of that route). Goes to `awaiting_review` or `benchmarking` at once.
-    Refused with 409 while another release of the route is open."""
+    a ContractVersion of that route). Goes to `awaiting_review` or `benchmarking` at once,
+    or, benchmarked against live `endpoints` (`{"baseline": NAME, "candidate": NAME}`),
+    stays `proposed` until its candidate endpoint expects it and an operator starts the
+    benchmark (live_app). Refused with 409 while another release of the route is open."""
     who = as_actor(actor)
     require_role(who, "operator")
     reason = checked_text(reason, field="reason", max_length=REASON_MAX)
@@ -74,6 +78,13 @@ def release_create(
             if baseline is not None
             else []
         )
+        needs_benchmark = _needs_benchmark(baseline, changes)
+        names = checked_endpoint_names(route=route_obj, names=endpoints) if endpoints is not None else {}
+        if names and not needs_benchmark:
+            raise DomainError(
+                "The request is invalid; see errors.",
+                errors=[FieldError("endpoints", _NO_BENCHMARK_WHY if baseline else _FIRST_RELEASE_WHY)],
+            )
         try:
             with transaction.atomic():
                 release = Release.objects.create(
@@ -83,6 +94,7 @@ def release_create(
                     proposed_by=who.user,
                     state=ReleaseState.PROPOSED,
                     diff=changes,
+                    endpoints=names,
                 )
         except IntegrityError as exc:
             raise integrity_conflict(exc, f"Another release of {slug!r} is open.", "release_open") from exc
@@ -93,30 +105,58 @@ def release_create(
             obj_type="release",
             obj_id=release.pk,
             route=slug,
-            after={**snapshot(release), "changes": len(changes)},
+            after={**snapshot(release), "changes": len(changes), **({"endpoints": names} if names else {})},
             reason=reason,
             request_id=request_id,
         )
-        if _needs_benchmark(baseline, changes):
-            _start_benchmark(release, who, request_id)
+        if needs_benchmark and names:
+            pass  # waits for its endpoints: live_app's release_benchmark_endpoints starts it
+        elif needs_benchmark:
+            _start_benchmark(release, who, request_id, endpoints=None)
         else:
             move(release, "skip_benchmark", actor=who, request_id=request_id)
     return release
 
 
 def release_start_benchmark(
-    *, release: Release | int, actor: Actor | Any = None, request_id: str = ""
+    *,
+    release: Release | int,
+    actor: Actor | Any = None,
+    endpoints: dict[str, dict[str, Any]] | None = None,
+    endpoint_names: dict[str, str] | None = None,
+    request_id: str = "",
 ) -> Release:
-    """proposed → benchmarking, and ask benchmarks_app for the runs."""
+    """proposed → benchmarking, and ask benchmarks_app for the runs: on the engines the
+    worker launches, or on given `endpoints` (arm → `openai` engine: base_url, model, …),
+    the live endpoints `endpoint_names` (recorded on the release)."""
     with transaction.atomic():
         _, locked = lock_release(release)
-        _start_benchmark(locked, as_actor(actor), request_id)
+        _start_benchmark(locked, as_actor(actor), request_id, endpoints=endpoints, names=endpoint_names)
     return locked
 
 
-def _start_benchmark(release: Release, actor: Actor, request_id: str) -> None:
-    move(release, "start_benchmark", actor=actor, request_id=request_id)
-    _request_benchmark(release, actor)
+def _start_benchmark(
+    release: Release,
+    actor: Actor,
+    request_id: str,
+    *,
+    endpoints: dict[str, dict[str, Any]] | None,
+    names: dict[str, str] | None = None,
+) -> None:
+    fields: dict[str, Any] = {"endpoints": names} if names else {}
+    move(
+        release,
+        "start_benchmark",
+        actor=actor,
+        request_id=request_id,
+        extra_after=fields or None,
+        **fields,
+    )
+    _request_benchmark(release, actor, endpoints)
+
+
+_FIRST_RELEASE_WHY = "a route's first release has nothing to benchmark against: leave endpoints out"
+_NO_BENCHMARK_WHY = "the change is cosmetic, so the release is not benchmarked: leave endpoints out"
 
 
 def release_gate_complete(

@@ -33,6 +33,14 @@ class OpenAIEngine(_Model):
         "extra request fields that ask for per-chunk token ids",
     )
     api_key: str | None = None
+    api_key_env: str | None = Field(
+        default=None,
+        description="the name of an environment variable on the worker holding the bearer token: "
+        "a live endpoint's auth comes as a reference, never as the secret (worker/harness/endpoint_auth.py)",
+    )
+    api_key_file: str | None = Field(
+        default=None, description="or a file on the worker holding it, under SPECPACT_WORKER_SECRET_DIRS"
+    )
     request_token_ids: bool = Field(
         default=True,
         description="ask the server for per-chunk token ids (vLLM `return_token_ids`) so tokens "

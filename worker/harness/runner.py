@@ -17,6 +17,7 @@ from typing import Any
 
 from worker.hardware import MemorySampler, hardware_facts, memory_snapshot
 from worker.harness import HARNESS_VERSION
+from worker.harness.endpoint_auth import bearer_token
 from worker.harness.loadgen import Progress, Unit, request_body
 from worker.harness.plan import BenchPlan, ManagedEngine, OpenAIEngine, TransformersEngine
 from worker.harness.results.levels import LevelResult
@@ -159,6 +160,14 @@ class _Reporter:
             self._stop.set()
             self._thread.join()
             self.tick()
+
+
+def _bearer_token(engine: Any) -> str | None:
+    if not isinstance(engine, OpenAIEngine):
+        return None
+    return bearer_token(
+        api_key=engine.api_key, api_key_env=engine.api_key_env, api_key_file=engine.api_key_file
+    )
 
 
 def run_benchmark(plan: BenchPlan, progress: ProgressCallback | None = None) -> BenchResult:
@@ -319,7 +328,7 @@ def _run_openai(
         model=engine.model,
         api=engine.api,
         server=engine.server,
-        api_key=engine.api_key if isinstance(engine, OpenAIEngine) else None,
+        api_key=_bearer_token(engine),
         metrics_url=engine.metrics_url if isinstance(engine, OpenAIEngine) else None,
     )
     level_jobs: list[tuple[str, float, Sequence[Unit]]] = [

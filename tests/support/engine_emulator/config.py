@@ -69,6 +69,7 @@ class Settings:
     legacy_info_only: bool = False
     dev_mode: bool = False
     hostile: str = ""
+    api_key: str = ""
 
     @property
     def speculative(self) -> bool:
@@ -140,6 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--metrics", action="store_true", help="llama.cpp: serve /metrics")
     p.add_argument("--legacy-info-only", action="store_true",
                    help="SGLang: only the older /get_server_info, as before /server_info")  # fmt: skip
+    p.add_argument("--api-key", default="", help="vLLM's --api-key: /v1 paths need Authorization: Bearer KEY")
     p.add_argument("--hostile", choices=HOSTILE, default="", help="answer info and metrics paths badly")
     return p
 
@@ -177,6 +179,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         llamacpp_metrics=args.metrics,
         legacy_info_only=args.legacy_info_only,
         hostile=args.hostile,
+        api_key=args.api_key,
         # vLLM mounts /server_info only in dev mode (vllm/entrypoints/serve/instrumentator/__init__.py).
         dev_mode=os.environ.get("VLLM_SERVER_DEV_MODE", "0") == "1",
     )

@@ -145,10 +145,35 @@ def _hostile(mode: str) -> Any:
     return middleware
 
 
+# vLLM's `--api-key`: its AuthenticationMiddleware answers 401 `{"error": "Unauthorized"}` to
+# a request whose `Authorization` isn't `Bearer <key>`, on every route but its
+# PUBLIC_ENDPOINTS (health probes, /metrics, the docs) and OPTIONS; /server_info is guarded.
+_VLLM_PUBLIC = ("/health", "/ping", "/load", "/version", "/metrics")
+_EMULATOR_OWN = ("/truth", "/admin")  # the tests' controls, not vLLM's
+
+
+def _api_key(key: str) -> Any:
+    @web.middleware
+    async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+        public = any(
+            request.path == p or request.path.startswith(p + "/") for p in _VLLM_PUBLIC + _EMULATOR_OWN
+        )
+        if request.method == "OPTIONS" or public:
+            return await handler(request)
+        if request.headers.get("Authorization") != f"Bearer {key}":
+            return web.json_response({"error": "Unauthorized"}, status=401)
+        return await handler(request)
+
+    return middleware
+
+
 def make_app(settings: Settings) -> web.Application:
     engine = Engine(settings)
     completions = Completions(engine)
-    app = web.Application(middlewares=[_hostile(settings.hostile)] if settings.hostile else [])
+    middlewares = [_hostile(settings.hostile)] if settings.hostile else []
+    if settings.api_key:
+        middlewares.append(_api_key(settings.api_key))
+    app = web.Application(middlewares=middlewares)
     app.router.add_post("/v1/completions", completions.handle)
     app.router.add_post("/v1/chat/completions", completions.handle)
     _shape_routes(app, engine)
