@@ -45,8 +45,8 @@ def release_waiting_for_endpoints(release: Release) -> str | None:
         return None
     baseline, candidate = release.endpoints["baseline"], release.endpoints["candidate"]
     words = (
-        f"its endpoints: {candidate} must expect release:{release.pk} (PATCH its expects once the "
-        f"candidate is deployed there) and {baseline} the active version; then POST "
+        f"its endpoints: {candidate} must expect release:{release.pk} (once the candidate is deployed "
+        f"there, register it so, or PATCH its expects) and {baseline} the active version; then POST "
         f"/api/v1/releases/{release.pk}/benchmark probes both and starts the benchmark"
     )
     refused = (

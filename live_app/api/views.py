@@ -36,6 +36,7 @@ from live_app.services import (
     endpoints_run_create,
     release_benchmark_endpoints,
 )
+from releases_app.api.serializers import ReleaseDetailSerializer
 from releases_app.api.views import release_detail_response
 from releases_app.selectors import release_get
 from specpact.errors import NotFound
@@ -193,6 +194,7 @@ class ReleaseBenchmarkApi(APIView):
 
     @extend_schema(
         request=ReleaseBenchmarkIn,
+        responses=ReleaseDetailSerializer,
         summary="Benchmark a waiting release on its live endpoints",
         description="For a release proposed with `endpoints`: the baseline endpoint must expect `active`, "
         "the candidate `release:<id>`. Both are probed first (within ENDPOINT_PROBE_TIMEOUT_S each); a "

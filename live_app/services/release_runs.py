@@ -14,6 +14,7 @@ something else).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.db import transaction
@@ -22,7 +23,7 @@ from accounts_app.permissions import ensure_route_access, require_role
 from audit_app.actors import Actor, as_actor
 from audit_app.services import audit_record
 from live_app.choices import ProbeState
-from live_app.models import Endpoint
+from live_app.models import ENDPOINT_NAME_PATTERN, Endpoint
 from live_app.services.probes import endpoint_probe
 from live_app.services.runs import ARMS, arm_engine, drift_words, endpoint_named, probed_arms
 from releases_app.choices import ReleaseState
@@ -131,6 +132,13 @@ class LiveReleaseEndpoints:
     """releases_app's questions about endpoints (releases_app/services/endpoints.py)."""
 
     def check(self, *, route: Any, names: dict[str, str]) -> list[FieldError]:
+        malformed = [
+            FieldError(f"endpoints.{arm}", "1-40 lowercase letters, digits and inner hyphens, e.g. canary")
+            for arm, name in names.items()
+            if not re.match(ENDPOINT_NAME_PATTERN, name)
+        ]
+        if malformed:
+            return malformed
         found = {e.name: e for e in Endpoint.objects.filter(route=route, name__in=list(names.values()))}
         baseline = found.get(names["baseline"])
         if baseline is None:

@@ -101,6 +101,8 @@ def test_a_release_proposed_with_endpoints_waits_for_them(
         ({"baseline": "prod-eu", "candidate": "prod-eu"}, "endpoints.candidate"),
         ({"baseline": ["prod-eu"], "candidate": "canary"}, "endpoints.baseline"),
         ({"baseline": "prod-eu", "candidate": "x" * 41}, "endpoints.candidate"),
+        ({"baseline": "prod-eu", "candidate": "<b>Canary</b>"}, "endpoints.candidate"),
+        ({"baseline": "prod-eu", "candidate": ""}, "endpoints.candidate"),
     ],
 )
 def test_bad_endpoints_at_proposal_are_refused_naming_the_field(
