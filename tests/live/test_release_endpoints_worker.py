@@ -48,19 +48,9 @@ def release(route_v1: Any, proposer: Any, operator: Any, emulator: Any) -> Relea
     v2 = make_version(route_v1, doc)
     prod = emulator(*vllm_claim(), "--pattern", "1", "--step-ms", "20", env=DEV)
     endpoint_create(route=route_v1, name="prod-eu", base_url=prod.base_url, engine="vllm", actor=operator)
-    response = (
-        as_caller("operator", proposer)
-        .client()
-        .post(
-            "/api/v1/releases/",
-            {
-                "route": route_v1.slug,
-                "candidate_version": v2.number,
-                "endpoints": {"baseline": "prod-eu", "candidate": "canary"},
-            },
-            format="json",
-        )  # fmt: skip
-    )
+    body = {"route": route_v1.slug, "candidate_version": v2.number,
+            "endpoints": {"baseline": "prod-eu", "candidate": "canary"}}  # fmt: skip
+    response = as_caller("operator", proposer).client().post("/api/v1/releases/", body, format="json")
     assert response.status_code == 201, response.content
     return Release.objects.get(pk=response.json()["id"])
 
