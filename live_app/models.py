@@ -58,6 +58,8 @@ class Probe(models.Model):
     unknown = models.JSONField(default=list)
     reason = models.TextField(blank=True)
     evidence = models.JSONField(default=dict)
+    # False: nothing the engine answered could be read (unreachable, refused, timed out).
+    reached = models.BooleanField(default=True)
     probed_at = models.DateTimeField()
 
     class Meta:

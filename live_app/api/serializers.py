@@ -65,7 +65,7 @@ class ProbeSerializer(serializers.ModelSerializer[Probe]):
 
     class Meta:
         model = Probe
-        fields = ["state", "version", "differences", "unknown", "reason", "probed_at", "evidence"]
+        fields = ["state", "version", "differences", "unknown", "reason", "reached", "probed_at", "evidence"]
 
     def get_version(self, probe: Probe) -> int | None:
         return probe.version.number if probe.version else None

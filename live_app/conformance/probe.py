@@ -44,6 +44,9 @@ class Outcome:
     reason: str = ""
     counters: Counters | None = None
     probed_at: str = ""
+    # Whether the engine answered anything readable: an `unknown` endpoint that did (TGI,
+    # which reports no speculation settings) can be benchmarked; one that didn't can't.
+    reached: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -53,6 +56,7 @@ class Outcome:
             "probed_at": self.probed_at,
             "reason": self.reason,
             "evidence": self.evidence,
+            "reached": self.reached,
         }
 
 
@@ -66,6 +70,7 @@ class _Reading:
         self.evidence: dict[str, Any] = {}
         self.failures: list[str] = []
         self.counters: Counters | None = None
+        self.reached = False
 
     def compare(self, path: str, contract: Any, engine: Any) -> None:
         self.checked.add(path)
@@ -78,6 +83,7 @@ class _Reading:
 
     def keep(self, name: str, fetched: Fetched) -> None:
         self.evidence[name] = fetched.excerpt()
+        self.reached = self.reached or fetched.ok
         if fetched.failure and fetched.status != 404:
             self.failures.append(f"{fetched.url}: {fetched.failure}")
 
@@ -350,4 +356,5 @@ def probe_engine(
         reason=reason,
         counters=reading.counters,
         probed_at=now,
+        reached=reading.reached,
     )

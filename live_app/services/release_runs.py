@@ -24,7 +24,7 @@ from audit_app.actors import Actor, as_actor
 from audit_app.services import audit_record
 from live_app.choices import ProbeState
 from live_app.models import ENDPOINT_NAME_PATTERN, Endpoint
-from live_app.services.probes import endpoint_probe
+from live_app.services.probes import endpoints_probe
 from live_app.services.runs import ARMS, arm_engine, drift_words, endpoint_named, probed_arms
 from releases_app.choices import ReleaseState
 from releases_app.models import Release
@@ -163,15 +163,15 @@ class LiveReleaseEndpoints:
 
     def drift_after(self, *, release: Any) -> str | None:
         found = {e.name: e for e in Endpoint.objects.select_related("route").filter(route=release.route_id)}
-        reasons = []
-        for arm in ARMS:
-            endpoint = found.get(release.endpoints.get(arm))
-            if endpoint is None:
-                reasons.append(
-                    f"the {arm} endpoint {release.endpoints.get(arm)!r} was deleted during the benchmark"
-                )
-                continue
-            probe = endpoint_probe(endpoint=endpoint)
+        named = {arm: found.get(release.endpoints.get(arm)) for arm in ARMS}
+        reasons = [
+            f"the {arm} endpoint {release.endpoints.get(arm)!r} was deleted during the benchmark"
+            for arm, endpoint in named.items()
+            if endpoint is None
+        ]
+        present = {arm: e for arm, e in named.items() if e is not None}
+        probes = endpoints_probe(endpoints=list(present.values()))  # both at once: one time limit
+        for (arm, endpoint), probe in zip(present.items(), probes, strict=True):
             if probe.state == ProbeState.DRIFTED:
                 reasons.append(drift_words(endpoint.name, probe.differences))
             elif probe.version is None or probe.version.pk != _arm_version_id(release, arm):

@@ -16,7 +16,7 @@ from benchmarks_app.services.runs import run_create
 from contracts_app.models import ContractVersion, Route
 from live_app.choices import ProbeState
 from live_app.models import Endpoint, Probe
-from live_app.services.probes import endpoint_probe
+from live_app.services.probes import endpoints_probe
 from specpact.errors import Conflict, DomainError, FieldError
 
 ARMS = ("baseline", "candidate")
@@ -67,12 +67,11 @@ class Arm:
 
 def probed_arms(endpoints: dict[str, Endpoint], *, actor: Actor, request_id: str) -> dict[str, Arm]:
     """Probe each arm's endpoint now. A drifted one refuses the benchmark (409 naming each
-    field that differs): benchmarking the wrong configuration is worse than none. An
-    `unknown` one goes ahead (TGI reports no speculation settings at all); its probe says why."""
-    arms = {
-        arm: Arm(e, endpoint_probe(endpoint=e, actor=actor, request_id=request_id))
-        for arm, e in endpoints.items()
-    }
+    field that differs): benchmarking the wrong configuration is worse than none. One that
+    could not be read at all refuses it too (its requests would only fail). An `unknown` one
+    that answered goes ahead (TGI reports no speculation settings at all); its probe says why."""
+    probes = endpoints_probe(endpoints=list(endpoints.values()), actor=actor, request_id=request_id)
+    arms = {arm: Arm(e, probe) for (arm, e), probe in zip(endpoints.items(), probes, strict=True)}
     drifted = [
         drift_words(a.endpoint.name, a.probe.differences)
         for a in arms.values()
@@ -87,6 +86,17 @@ def probed_arms(endpoints: dict[str, Endpoint], *, actor: Actor, request_id: str
     for a in arms.values():
         if a.probe.version is None:
             raise Conflict(f"{a.endpoint.name}: {a.probe.reason}", code="endpoint_expects_nothing")
+    unread = [
+        f"{a.endpoint.name} could not be read ({a.probe.reason})"
+        for a in arms.values()
+        if not a.probe.reached
+    ]
+    if unread:
+        raise Conflict(
+            "Not benchmarked: " + "; ".join(unread) + ". Its requests would only fail: check that the "
+            "endpoint is up and reachable from SpecPact, then try again.",
+            code="endpoint_unreachable",
+        )
     return arms
 
 

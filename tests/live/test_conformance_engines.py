@@ -85,7 +85,7 @@ def test_tgi_reports_no_speculation_so_those_fields_are_unknown(emulator: Any) -
     doc = contract(**{"target.engine": "tgi", "target.engine_version": "3.3.6", "speculation.params": None})
     emu = emulator("--shape", "tgi", "--served-model-name", MODEL, "--speculation", '{"speculate": 5}')
     outcome = _probe(emu, doc, "tgi")
-    assert outcome.state == "unknown"
+    assert outcome.state == "unknown" and outcome.reached  # it answered: it can be benchmarked
     assert outcome.unknown == ["speculation.method", "speculation.num_speculative_tokens"]
     assert outcome.differences == []
     other = _probe(emulator("--shape", "tgi", "--served-model-name", "other/model"), doc, "tgi")
@@ -102,7 +102,7 @@ def test_unreachable_endpoint_is_unknown_with_the_reason() -> None:
     with reserved_port() as port:  # bound, never listening: connections are refused
         outcome = probe_engine(contract(), engine="vllm", base_url=f"http://127.0.0.1:{port}",
                                metrics_url="", fetcher=fetcher())  # fmt: skip
-    assert outcome.state == "unknown"
+    assert outcome.state == "unknown" and not outcome.reached
     assert "ConnectError" in outcome.reason or "refused" in outcome.reason.lower()
 
 

@@ -274,3 +274,26 @@ def test_patching_an_endpoint_checks_each_field(route_v1: Any, operator: Any, vi
     )
     assert client.patch(ENDPOINTS + "nowhere/", {}, format="json").status_code == 404
     assert not AuditEvent.objects.filter(action="endpoint.updated").exists()
+
+
+def test_two_trickling_endpoints_hold_the_request_one_probe_limit_not_two(
+    route_v1: Any, proposer: Any, operator: Any, v2: Any, emulator: Any, settings: Any
+) -> None:
+    import time
+
+    settings.ENDPOINT_PROBE_TIMEOUT_S = 2
+    endpoint_create(route=route_v1, name="prod-eu", base_url=emulator("--hostile", "trickle").base_url,
+                    engine="vllm", actor=operator)  # fmt: skip
+    release_id = _propose(proposer, v2).json()["id"]
+    _canary(route_v1, operator, release_id, emulator("--hostile", "trickle"))
+    started = time.monotonic()
+    response = _benchmark(operator, release_id)
+    assert time.monotonic() - started < 3.5  # both probed at once, each within its 2 s
+    # Neither engine could be read: not benchmarked (its requests would only fail), and the
+    # release keeps waiting; the probes are stored with the reason.
+    assert response.status_code == 409, response.content
+    assert "prod-eu could not be read" in response.json()["detail"]
+    assert "canary could not be read" in response.json()["detail"]
+    assert Release.objects.get(pk=release_id).state == "proposed"
+    probes = [e.last_probe for e in Endpoint.objects.select_related("last_probe")]
+    assert all(not p.reached and "within" in p.reason for p in probes)
