@@ -10,4 +10,10 @@ urlpatterns = [
     path("routes/<str:slug>/card.md", card.route_card_markdown, name="route-card-md"),
     path("releases/<int:release_id>/", releases.release_detail, name="release-detail"),
     path("releases/<int:release_id>/evidence/progress", releases.release_progress, name="release-progress"),
+    # Two segments: releases_app's `releases/<id>/<action>` would take `…/benchmark`.
+    path(
+        "releases/<int:release_id>/endpoints/benchmark",
+        releases.release_benchmark,
+        name="release-benchmark-endpoints",
+    ),
 ]

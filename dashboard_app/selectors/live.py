@@ -1,6 +1,7 @@
 """Live endpoints as the pages show them: each endpoint's state in words ("canary drifted:
 num_speculative_tokens 3 ≠ 5", "prod-eu conforms (probed 2 min ago)"), its acceptance
-chart, and the drifted endpoints across routes for the overview and the fleet view."""
+chart, the drifted endpoints across routes for the overview and the fleet view, and the
+two endpoints a release is benchmarked on."""
 
 from __future__ import annotations
 
@@ -16,6 +17,9 @@ from dashboard_app.charts import figure_json
 from dashboard_app.charts.live import acceptance_over_time
 from live_app.models import AcceptanceAlert, AcceptanceSample, Endpoint
 from live_app.selectors import benchmark_acceptance, endpoints_of
+from live_app.services.release_runs import expectation
+from live_app.services.runs import ARMS
+from releases_app.models import Release
 
 DRIFTED = "drifted"
 
@@ -110,3 +114,29 @@ def drifted_endpoints() -> list[tuple[str, str]]:
         .order_by("route__slug", "name")
     )
     return [(e.route.slug, state_words(e)) for e in qs]
+
+
+@dataclass
+class ReleaseArm:
+    """One of the two endpoints a release is benchmarked on, as its page shows it."""
+
+    arm: str  # baseline or candidate
+    name: str
+    wants: str  # what the endpoint must expect for the benchmark to start
+    endpoint: Endpoint | None  # None: not registered yet (a canary may come later), or deleted
+    words: str
+
+
+def release_endpoint_arms(release: Release) -> list[ReleaseArm]:
+    """The endpoints named by a release proposed with them (baseline first), each with its
+    current state; [] for a release on engines the worker launches, without a query."""
+    if not release.endpoints:
+        return []
+    names = [release.endpoints.get(arm) for arm in ARMS]
+    found = {e.name: e for e in endpoints_of(release.route).filter(name__in=names)}
+    arms = []
+    for arm, name in zip(ARMS, names, strict=True):
+        endpoint = found.get(name or "")
+        words = state_words(endpoint) if endpoint else f"{name} is not registered on {release.route.slug}"
+        arms.append(ReleaseArm(arm, str(name), expectation(arm, release), endpoint, words))
+    return arms

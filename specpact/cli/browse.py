@@ -1,4 +1,5 @@
-"""Read-only server commands for pipelines: `diff ROUTE FROM TO` and `releases list`."""
+"""Server commands for pipelines: `diff ROUTE FROM TO`, `releases list` (read-only) and
+`releases benchmark RELEASE` (start a waiting release's benchmark on its live endpoints)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import argparse
 from typing import Any
 
 from specpact.cli.exit_codes import OK as EXIT_OK
-from specpact.cli.online import _client, _gate_words, _guarded, add_server_options
+from specpact.cli.online import _client, _gate_words, _guarded, add_server_options, cmd_benchmark
 from specpact.cli.output import emit
 
 
@@ -18,7 +19,7 @@ def register(subparsers: Any) -> None:
     add_server_options(diff)
     diff.set_defaults(handler=_guarded(cmd_diff))
 
-    releases = subparsers.add_parser("releases", help="list releases")
+    releases = subparsers.add_parser("releases", help="list releases, start a benchmark on live endpoints")
     actions = releases.add_subparsers(dest="releases_command", metavar="ACTION", required=True)
     listing = actions.add_parser("list", help="releases, newest first")
     listing.add_argument("--route", help="only this route's")
@@ -26,6 +27,18 @@ def register(subparsers: Any) -> None:
     listing.add_argument("--limit", type=int, default=20, help="how many (default 20)")
     add_server_options(listing)
     listing.set_defaults(handler=_guarded(cmd_releases_list))
+
+    benchmark = actions.add_parser(
+        "benchmark",
+        help="start a release's benchmark on its live endpoints: exit 0 started, 1 refused "
+        "(an endpoint drifted or expects something else), 2 invalid, 3 unreachable",
+    )
+    benchmark.add_argument("release", type=int)
+    benchmark.add_argument("--baseline", metavar="NAME", help="instead of the endpoint named at proposal")
+    benchmark.add_argument("--candidate", metavar="NAME", help="instead of the endpoint named at proposal")
+    add_server_options(benchmark)
+    # A refusal (role, state, drift) is 1, as for a decision.
+    benchmark.set_defaults(handler=_guarded(cmd_benchmark, decision=True))
 
 
 def cmd_diff(args: argparse.Namespace) -> int:

@@ -1,4 +1,5 @@
-"""`specpact endpoint add|list|probe`: a route's live endpoints (routes/{slug}/endpoints/).
+"""`specpact endpoint add|set|list|probe`: a route's live endpoints (routes/{slug}/endpoints/).
+`set` changes one (PATCH), typically pointing a canary at a release: `--expects release:7`.
 `probe` exits 0 when the endpoint conforms, 1 when it drifted, 3 when its state is
 unknown (unreachable or not reporting), 2 for invalid input."""
 
@@ -11,19 +12,22 @@ from typing import Any
 
 from specpact.cli.client import ApiError, Client
 from specpact.cli.exit_codes import FAILED, INVALID, OK, UNREACHABLE
+from specpact.cli.output import emit, note, wants_json
+
+ENGINES = ["vllm", "sglang", "tgi", "llamacpp"]
 
 PROBE_EXIT = {"conforms": OK, "drifted": FAILED, "unknown": UNREACHABLE}
 
 
 def register(subparsers: Any) -> None:
-    endpoint = subparsers.add_parser("endpoint", help="a route's live endpoints: add, list, probe")
+    endpoint = subparsers.add_parser("endpoint", help="a route's live endpoints: add, set, list, probe")
     actions = endpoint.add_subparsers(dest="endpoint_command", metavar="ACTION", required=True)
 
     add = actions.add_parser("add", help="register an endpoint of a route")
     add.add_argument("route")
     add.add_argument("name", help="e.g. prod-eu, canary")
     add.add_argument("--base-url", required=True, help="the OpenAI-compatible server")
-    add.add_argument("--engine", required=True, choices=["vllm", "sglang", "tgi", "llamacpp"])
+    add.add_argument("--engine", required=True, choices=ENGINES)
     add.add_argument("--expects", default="active", help="active (default) or release:<id>")
     add.add_argument("--metrics-url", default="", help="default: <base-url>/metrics")
     secret = add.add_mutually_exclusive_group()
@@ -31,6 +35,22 @@ def register(subparsers: Any) -> None:
     secret.add_argument("--auth-file", help="a file on the control plane holding the key")
     _server_options(add)
     add.set_defaults(handler=_guarded(cmd_add))
+
+    change = actions.add_parser(
+        "set", help="change an endpoint (operators): only what is given; unknown until probed again"
+    )
+    change.add_argument("route")
+    change.add_argument("name")
+    change.add_argument("--expects", help="active, or release:<id> (the release it now serves)")
+    change.add_argument("--base-url", help="the OpenAI-compatible server")
+    change.add_argument("--engine", choices=ENGINES)
+    change.add_argument("--metrics-url", help="'' for <base-url>/metrics")
+    secret = change.add_mutually_exclusive_group()
+    secret.add_argument("--auth-env", help="the control plane's environment variable holding the key")
+    secret.add_argument("--auth-file", help="a file on the control plane holding the key")
+    secret.add_argument("--no-auth", action="store_true", help="drop the endpoint's auth reference")
+    _server_options(change)
+    change.set_defaults(handler=_guarded(cmd_set))
 
     listing = actions.add_parser("list", help="a route's endpoints and their state")
     listing.add_argument("route")
@@ -58,6 +78,9 @@ def _guarded(handler: Any) -> Any:
             return code
         except ApiError as exc:
             print(str(exc), file=sys.stderr)
+            if wants_json(args):  # stdout stays one JSON document, as for the other commands
+                error = {"error": exc.message, "status": exc.status, "errors": exc.errors}
+                emit(args, {**error, "exit_code": exc.exit_code}, [])
             return exc.exit_code
 
     return run
@@ -94,6 +117,39 @@ def cmd_add(args: argparse.Namespace) -> int:
     _, endpoint = _client(args).post(f"routes/{args.route}/endpoints/", body)
     print(f"{args.route}/{endpoint['name']}: registered ({endpoint['engine']} at {endpoint['base_url']}, "
           f"expects {endpoint['expects']})")  # fmt: skip
+    return OK
+
+
+def cmd_set(args: argparse.Namespace) -> int:
+    body: dict[str, Any] = {
+        key: value
+        for key, value in (
+            ("expects", args.expects),
+            ("base_url", args.base_url),
+            ("engine", args.engine),
+            ("metrics_url", args.metrics_url),
+        )
+        if value is not None
+    }
+    if args.auth_env:
+        body["auth"] = {"env": args.auth_env}
+    elif args.auth_file:
+        body["auth"] = {"file": args.auth_file}
+    elif args.no_auth:
+        body["auth"] = None
+    if not body:
+        raise ApiError(
+            "nothing to change: give --expects, --base-url, --engine, --metrics-url or an auth option",
+            INVALID,
+        )
+    _, endpoint = _client(args).request("PATCH", f"routes/{args.route}/endpoints/{args.name}/", json=body)
+    line = (
+        f"{args.route}/{endpoint['name']}: {endpoint['engine']} at {endpoint['base_url']}, "
+        f"expects {endpoint['expects']}, {endpoint['state']}"
+    )
+    emit(args, endpoint, [line])
+    if endpoint["state"] == "unknown":  # a change forgets the last probe, which judged the old one
+        note(f"probe it now: specpact endpoint probe {args.route} {endpoint['name']}")
     return OK
 
 

@@ -1,6 +1,7 @@
 """The CLI's server commands, for release pipelines: submit, wait, status, approve,
-cancel, rollback. Exit codes (DESIGN.md §8): 0 success or gate pass, 1 gate fail or a
-refused release or decision, 2 invalid input or usage, 3 timeout or server unreachable."""
+cancel, rollback, and `releases benchmark` (a release waiting for its live endpoints).
+Exit codes (DESIGN.md §8): 0 success or gate pass, 1 gate fail or a refused release or
+decision, 2 invalid input or usage, 3 timeout or server unreachable."""
 
 from __future__ import annotations
 
@@ -41,6 +42,15 @@ def register(subparsers: Any) -> None:
     )
     submit.add_argument("--timeout", type=float, default=3600.0, help="seconds to wait (default 3600)")
     submit.add_argument("--no-release", action="store_true", help="only upload the version")
+    submit.add_argument(
+        "--baseline-endpoint",
+        metavar="NAME",
+        help="benchmark on live endpoints: the route's endpoint serving the active version (with "
+        "--candidate-endpoint; the release then waits until `specpact releases benchmark` starts it)",
+    )
+    submit.add_argument(
+        "--candidate-endpoint", metavar="NAME", help="the endpoint that will serve the candidate"
+    )
     add_server_options(submit)
     submit.set_defaults(handler=_guarded(cmd_submit))
 
@@ -100,6 +110,8 @@ def release_lines(release: dict[str, Any]) -> list[str]:
     lines = [f"release {release['id']}: {release.get('state')} (gate: {_gate_words(release)})"]
     if release.get("failure_reason"):
         lines.append(f"  reason: {release['failure_reason']}")
+    if release.get("waiting_for_endpoints"):
+        lines.append(f"  waiting for {release['waiting_for_endpoints']}")
     gate = release.get("gate_result") or {}
     for rule in gate.get("rules", []) if isinstance(gate, dict) else []:
         if isinstance(rule, dict) and rule.get("reason"):
@@ -129,7 +141,20 @@ def _open_release(client: Client, route: str) -> dict[str, Any] | None:
     return results[0] if results else None
 
 
+def _endpoint_names(args: argparse.Namespace) -> dict[str, str] | None:
+    """The proposal's `endpoints`, or None; a usage error (2) before anything is sent."""
+    baseline, candidate = args.baseline_endpoint, args.candidate_endpoint
+    if not baseline and not candidate:
+        return None
+    if not baseline or not candidate:
+        raise ApiError("give both --baseline-endpoint and --candidate-endpoint, or neither", EXIT_INVALID)
+    if args.no_release:
+        raise ApiError("--no-release opens no release to benchmark on endpoints", EXIT_INVALID)
+    return {"baseline": baseline, "candidate": candidate}
+
+
 def cmd_submit(args: argparse.Namespace) -> int:
+    endpoints = _endpoint_names(args)
     raw, fmt, route = _read_contract(args.file)
     client = _client(args)
     if not args.no_release:
@@ -162,22 +187,29 @@ def cmd_submit(args: argparse.Namespace) -> int:
     if args.no_release:
         emit(args, result, lines)
         return EXIT_OK
+    proposal: dict[str, Any] = {"route": route, "candidate_version": version["version"]}
+    again = f"specpact submit {args.file}"
+    if endpoints is not None:
+        proposal["endpoints"] = endpoints
+        again += f" --baseline-endpoint {endpoints['baseline']} --candidate-endpoint {endpoints['candidate']}"
     try:
-        _, release = client.post(
-            "releases/",
-            {"route": route, "candidate_version": version["version"]},
-            headers={"Idempotency-Key": f"{key}-release"},
-        )
+        _, release = client.post("releases/", proposal, headers={"Idempotency-Key": f"{key}-release"})
     except ApiError as exc:
         emit(args, result, lines)
         raise ApiError(
             f"{exc.message}\nversion {version['version']} of {route} is stored but no release was opened; "
-            f"propose it later with: specpact submit {args.file} (the same document finds the same version)",
+            f"propose it later with: {again} (the same document finds the same version)",
             EXIT_FAIL if exc.status in REFUSED_STATUSES else exc.exit_code,
             exc.status,
             exc.errors,
         ) from None
     lines += release_lines(release)
+    if release.get("waiting_for_endpoints") and endpoints is not None:
+        # The server's words name the API; these are the same two steps from here.
+        note(
+            f"then: specpact endpoint set {route} {endpoints['candidate']} --expects release:{release['id']} "
+            f"(once the candidate runs there), and: specpact releases benchmark {release['id']}"
+        )
     if not args.wait:
         emit(args, {**result, "release": release}, lines)
         return EXIT_OK
@@ -227,6 +259,10 @@ def _wait(
                 emit(args, None, lines)
             return release, _verdict_exit(release)
         progress = f"release {release_id}: {release.get('state')}"
+        waits = release.get("waiting_for_endpoints")
+        if waits:
+            # Nothing runs until someone starts the benchmark: say so, not a bare "proposed".
+            progress += f", waiting for {waits}"
         runs = _run_progress(client, release_id)
         if runs:
             progress += f", {runs}"
@@ -234,9 +270,8 @@ def _wait(
             note(f"[{time.monotonic() - started:5.0f} s] {progress}")
             last_progress = progress
         if time.monotonic() >= deadline:
-            raise ApiError(
-                f"release {release_id} still {release.get('state')} after {timeout:.0f} s", EXIT_UNREACHABLE
-            )
+            still = f"release {release_id} still {release.get('state')} after {timeout:.0f} s"
+            raise ApiError(still + (f", waiting for {waits}" if waits else ""), EXIT_UNREACHABLE)
         time.sleep(min(delay, max(0.0, deadline - time.monotonic())))
         delay = min(delay * 1.5, 15.0)
 
@@ -266,6 +301,22 @@ def cmd_approve(args: argparse.Namespace) -> int:
 def cmd_cancel(args: argparse.Namespace) -> int:
     _, release = _client(args).post(f"releases/{args.release}/cancel", {"reason": args.reason})
     emit(args, release, release_lines(release))
+    return EXIT_OK
+
+
+def cmd_benchmark(args: argparse.Namespace) -> int:
+    """Start a release's benchmark on its live endpoints (or on these instead). The server
+    probes both first, so a drifted one is a refusal (409: exit 1) with the differences."""
+    body = {arm: name for arm, name in (("baseline", args.baseline), ("candidate", args.candidate)) if name}
+    # Two probes, each within the server's ENDPOINT_PROBE_TIMEOUT_S (10 s by default).
+    client = Client(args.url, args.token, timeout=60.0)
+    note(f"release {args.release}: probing its endpoints…")
+    _, release = client.post(f"releases/{args.release}/benchmark", body)
+    names = release.get("endpoints") or {}
+    lines = release_lines(release)
+    if names:
+        lines.append(f"  on {names.get('baseline')} (baseline) and {names.get('candidate')} (candidate)")
+    emit(args, release, lines)
     return EXIT_OK
 
 

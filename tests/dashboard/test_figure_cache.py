@@ -3,12 +3,10 @@ then served from the cache (dashboard_app/selectors/figure_cache.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from django.core.cache import caches
 from django.test import Client
 
 from dashboard_app.selectors import figure_cache
@@ -19,13 +17,6 @@ from tests.dashboard.test_evidence import RELEASE_PAGE_QUERIES, figures
 from tests.support.query_counts import assert_num_queries
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _empty_cache() -> Iterator[None]:
-    caches["figures"].clear()
-    yield
-    caches["figures"].clear()
 
 
 def test_a_second_view_serves_the_same_figures_without_reading_the_aggregates(
