@@ -164,6 +164,16 @@ def redis_server() -> Iterator[RedisServer]:
 
 
 @pytest.fixture
+def protocol(settings: Any, redis_server: RedisServer) -> RedisServer:
+    """The control plane and `specpact-worker run` agents share the private Redis, with a
+    one-second heartbeat."""
+    settings.CELERY_BROKER_URL = redis_server.url
+    settings.WORKER_BROKER_URL = redis_server.url
+    settings.WORKER_HEARTBEAT_S = 1
+    return redis_server
+
+
+@pytest.fixture
 def endpoints() -> Iterator[dict[str, Any]]:
     """Two vLLM-shaped emulators: the baseline streams one token per chunk, the candidate
     three (as speculation does), both at 30 ms per chunk, so a run takes a few seconds.

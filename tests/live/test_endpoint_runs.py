@@ -4,23 +4,19 @@ that the worker's harness benchmarks like any other, and the result lands like a
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
 from django.test import override_settings
 
 from benchmarks_app.models import Run
-from benchmarks_app.services.lifecycle import run_result_submit, run_start
 from live_app.services import endpoint_create, endpoints_run_create
 from releases_app.services import release_create
 from tests.live.conftest import vllm_claim
 from tests.support.actors import as_caller
-from tests.support.benchmarked import NO_BROKER, register_worker
+from tests.support.benchmarked import NO_BROKER, run_as_specified
 from tests.support.releases import route_identity_change
 from tests.support.workers import SMALL_LOAD
-from worker.agent.execute import execute
-from worker.spec import RunSpec
 
 DEV = {"VLLM_SERVER_DEV_MODE": "1"}
 URL = "/api/v1/routes/contract-summaries/endpoints/benchmark"
@@ -68,13 +64,7 @@ def test_conforming_endpoints_are_benchmarked_by_the_harness(
     assert run.engine_kind == "openai" and run.release_id is None
     assert (run.baseline_version.number, run.candidate_version.number) == (1, 2)
     assert run.spec["arms"]["candidate"]["engine"]["base_url"] == canary.base_url
-    spec = run.spec
-    worker = register_worker()
-    run_start(run_id=run.pk, worker=worker, attempt=run.attempt)
-    with ThreadPoolExecutor(1) as pool:
-        outcome = pool.submit(execute, RunSpec.model_validate(spec), lambda done, total, phase: None).result()
-    run_result_submit(run_id=run.pk, worker=worker, attempt=run.attempt, payload={**outcome, "run_id": run.pk,
-                      "attempt": run.attempt})  # fmt: skip
+    run_as_specified(run)
     run.refresh_from_db()
     assert run.state == "succeeded"
     level = run.result.aggregates["candidate"][0]

@@ -7,25 +7,20 @@ instead is drifted on the method, and the release is not benchmarked."""
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
-from django.test import TestCase
 
 from benchmarks_app.models import Run
-from benchmarks_app.services.lifecycle import run_result_submit, run_start
 from contracts_app.document import render, validate_document
 from live_app.services import endpoint_create, release_benchmark_endpoints
 from releases_app.models import Release
 from releases_app.services import release_create
-from tests.support.benchmarked import register_worker
+from tests.support.benchmarked import run_as_specified
 from tests.support.factories import example, make_version
 from tests.support.llama_server import BINARY, gguf_path, llama_server
 from tests.support.releases import activate
 from tests.support.rules import on_engine
-from worker.agent.execute import execute
-from worker.spec import RunSpec
 
 pytestmark = [
     pytest.mark.slow,
@@ -86,13 +81,7 @@ def test_a_release_on_two_llama_servers_is_benchmarked_to_a_verdict(
         release = release_benchmark_endpoints(release=release, actor=operator)
         assert release.state == "benchmarking"
         (run,) = Run.objects.filter(release=release)
-        worker = register_worker()
-        run_start(run_id=run.pk, worker=worker, attempt=run.attempt)
-        with ThreadPoolExecutor(1) as pool:
-            outcome = pool.submit(execute, RunSpec.model_validate(run.spec), lambda *_: None).result()
-        with TestCase.captureOnCommitCallbacks(execute=True):  # the run's end concludes the release
-            run_result_submit(run_id=run.pk, worker=worker, attempt=run.attempt,
-                              payload={**outcome, "run_id": run.pk, "attempt": run.attempt})  # fmt: skip
+        run_as_specified(run)
     release.refresh_from_db()
     assert release.state == "awaiting_review", release.failure_reason
     assert release.gate_verdict in {"pass", "marginal", "fail"}

@@ -6,21 +6,18 @@ endpoint that drifted meanwhile fails the release with the reason."""
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
-from django.test import TestCase
 
 from audit_app.models import AuditEvent
 from benchmarks_app.models import Run
-from benchmarks_app.services.lifecycle import run_result_submit, run_start
 from live_app.models import Endpoint
 from live_app.services import endpoint_create
 from releases_app.models import Release
 from tests.live.conftest import vllm_claim
 from tests.support.actors import as_caller
-from tests.support.benchmarked import register_worker
+from tests.support.benchmarked import run_as_specified
 from tests.support.factories import make_version, variant
 from worker.agent.execute import execute
 from worker.harness.endpoint_auth import EndpointAuthError
@@ -64,17 +61,6 @@ def _benchmark(operator: Any, release_id: int, **body: Any) -> Any:
 def _canary(route: Any, operator: Any, release_id: int, emu: Any, **extra: Any) -> Endpoint:
     return endpoint_create(route=route, name="canary", base_url=emu.base_url, engine="vllm",
                            expects=f"release:{release_id}", actor=operator, **extra)  # fmt: skip
-
-
-def _run_in_process(run: Run) -> None:
-    """What a worker does with the run: claim it, run the harness, upload the result."""
-    worker = register_worker()
-    run_start(run_id=run.pk, worker=worker, attempt=run.attempt)
-    with ThreadPoolExecutor(1) as pool:
-        outcome = pool.submit(execute, RunSpec.model_validate(run.spec), lambda *_: None).result()
-    with TestCase.captureOnCommitCallbacks(execute=True):  # the run's end concludes its release
-        run_result_submit(run_id=run.pk, worker=worker, attempt=run.attempt,
-                          payload={**outcome, "run_id": run.pk, "attempt": run.attempt})  # fmt: skip
 
 
 def test_a_release_proposed_with_endpoints_waits_for_them(
@@ -195,7 +181,7 @@ def test_conforming_endpoints_are_benchmarked_to_a_verdict(
         prod.base_url,
         canary.base_url,
     )
-    _run_in_process(run)
+    run_as_specified(run)
     release = Release.objects.get(pk=release_id)
     assert release.state == "awaiting_review", release.failure_reason
     assert release.gate_verdict in {"pass", "marginal", "fail"}
@@ -213,7 +199,7 @@ def test_an_endpoint_that_drifts_during_the_benchmark_fails_the_release(
     # While it runs, the canary is redeployed with the old settings behind the same name.
     redeployed = emulator(*vllm_claim(), env=DEV)
     Endpoint.objects.filter(name="canary").update(base_url=redeployed.base_url)
-    _run_in_process(run)
+    run_as_specified(run)
     release = Release.objects.get(pk=release_id)
     assert release.state == "failed"
     assert "the endpoints changed during the benchmark" in release.failure_reason
@@ -237,7 +223,7 @@ def test_an_endpoints_auth_goes_to_the_worker_as_a_reference_only(
     with pytest.raises(EndpointAuthError, match="set SPECPACT_ENDPOINT_CANARY_TOKEN"):
         execute(RunSpec.model_validate(run.spec), lambda *_: None)
     monkeypatch.setenv("SPECPACT_ENDPOINT_CANARY_TOKEN", secret)  # the worker has it: requests pass
-    _run_in_process(run)
+    run_as_specified(run)
     run.refresh_from_db()
     assert run.state == "succeeded", run.last_error
     levels = run.result.payload["candidate"]["levels"]

@@ -31,14 +31,6 @@ SMALL = {"extraction": {"dataset": "builtin:extraction", "concurrency": [1, 2], 
 
 
 @pytest.fixture
-def protocol(settings: Any, redis_server: RedisServer) -> RedisServer:
-    settings.CELERY_BROKER_URL = redis_server.url
-    settings.WORKER_BROKER_URL = redis_server.url
-    settings.WORKER_HEARTBEAT_S = 1
-    return redis_server
-
-
-@pytest.fixture
 def release(route_v1: Any, proposer: Any, operator: Any, emulator: Any) -> Release:
     """Version 2 (3 speculative tokens instead of 5) proposed on prod-eu and canary."""
     doc = variant(

@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from django.test import override_settings
+from django.test import TestCase, override_settings
 
 from audit_app.actors import Actor
 from benchmarks_app.models import Run, Worker
@@ -197,12 +197,28 @@ def harness_outcome(run: Run) -> dict[str, Any]:
                 "model": "test-model",
                 "server": "vllm",
             }
-        # In its own thread: the harness runs its own event loop, which can't start in a
-        # thread that already has one (a browser test's Playwright).
-        with ThreadPoolExecutor(1) as pool:
-            outcome = pool.submit(execute, RunSpec.model_validate(spec), lambda *_: None).result()
-        _OUTCOMES[key] = outcome
+        _OUTCOMES[key] = execute_in_thread(spec)
     return {**copy.deepcopy(_OUTCOMES[key]), "run_id": run.pk, "attempt": run.attempt}
+
+
+def execute_in_thread(spec: dict[str, Any]) -> dict[str, Any]:
+    """The worker's harness on a run specification. In its own thread: the harness runs its
+    own event loop, which can't start in a thread that already has one (a browser test's
+    Playwright)."""
+    with ThreadPoolExecutor(1) as pool:
+        return dict(pool.submit(execute, RunSpec.model_validate(spec), lambda *_: None).result())
+
+
+def run_as_specified(run: Run, worker: Worker | None = None) -> None:
+    """Play the worker for a run on given endpoints, as it is specified (no engine swapped):
+    claim it, run the harness, upload the result. The run's end concludes its release here
+    too (its on-commit callbacks run, inside a test's transaction)."""
+    worker = worker or register_worker()
+    run_start(run_id=run.pk, worker=worker, attempt=run.attempt)
+    outcome = execute_in_thread(run.spec)
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        run_result_submit(run_id=run.pk, worker=worker, attempt=run.attempt,
+                          payload={**outcome, "run_id": run.pk, "attempt": run.attempt})  # fmt: skip
 
 
 def finish_runs(release: Release, worker: Worker | None = None) -> Release:

@@ -33,13 +33,10 @@ OFFLINE_AFTER_S = 4
 
 
 @pytest.fixture
-def protocol(settings: Any, redis_server: RedisServer) -> RedisServer:
-    """The control plane and the workers share the private Redis; short protocol timings."""
-    settings.CELERY_BROKER_URL = redis_server.url
-    settings.WORKER_BROKER_URL = redis_server.url
-    settings.WORKER_HEARTBEAT_S = 1
+def protocol(protocol: RedisServer, settings: Any) -> RedisServer:
+    """The shared broker set-up (tests/conftest.py), with workers offline sooner."""
     settings.WORKER_OFFLINE_AFTER_S = OFFLINE_AFTER_S
-    return redis_server
+    return protocol
 
 
 def _run(

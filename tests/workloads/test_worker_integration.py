@@ -26,14 +26,6 @@ from workloads_app.services import UploadOptions, workload_upload
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
 
-@pytest.fixture
-def protocol(settings: Any, redis_server: RedisServer) -> RedisServer:
-    settings.CELERY_BROKER_URL = redis_server.url
-    settings.WORKER_BROKER_URL = redis_server.url
-    settings.WORKER_HEARTBEAT_S = 1
-    return redis_server
-
-
 def _conversations(n: int = 6) -> bytes:
     lines = []
     for c in range(n):
