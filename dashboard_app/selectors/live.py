@@ -40,7 +40,8 @@ def state_words(endpoint: Endpoint) -> str:
         )
         return f"{endpoint.name} drifted: {diffs}"
     ago = timesince(probe.probed_at, timezone.now()).split(",")[0].replace("\xa0", " ")
-    words = f"{endpoint.name} {probe.state} (probed {ago} ago)"
+    when = "just now" if ago.startswith("0 ") else f"{ago} ago"  # timesince says "0 minutes" under one
+    words = f"{endpoint.name} {probe.state} (probed {when})"
     if probe.state == "unknown" and probe.reason:
         words += f": {probe.reason[:160]}"
     return words
