@@ -283,3 +283,38 @@ def test_two_trickling_endpoints_hold_the_request_one_probe_limit_not_two(
     assert Release.objects.get(pk=release_id).state == "proposed"
     probes = [e.last_probe for e in Endpoint.objects.select_related("last_probe")]
     assert all(not p.reached and "within" in p.reason for p in probes)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"endpoints": {"baseline": "prod-eu\x00", "candidate": "canary"}},
+        {"endpoints": {"baseline": "prod-eu", "candidate": "ca\u202enary"}},
+        {"endpoints": {"baseline": {"$gt": ""}, "candidate": "canary"}},
+        {"endpoints": [["baseline", "prod-eu"]]},
+        {"endpoints": None},
+        {"endpoints": {"baseline": "prod-eu", "candidate": "canary" * 10_000}},
+    ],
+)
+def test_hostile_endpoints_at_proposal_get_a_4xx_and_write_nothing(
+    route_v1: Any, proposer: Any, v2: Any, prod: Any, body: dict[str, Any]
+) -> None:
+    before = (Release.objects.count(), AuditEvent.objects.count())
+    response = _propose(proposer, v2, **body)
+    assert 400 <= response.status_code < 500, response.content
+    assert response["Content-Type"].startswith("application/problem+json")
+    assert (Release.objects.count(), AuditEvent.objects.count()) == before
+
+
+@pytest.mark.parametrize(
+    "body",
+    [{"baseline": "\x00"}, {"candidate": {"a": 1}}, {"baseline": "p" * 5000}, {"candidate": "../../etc"}, []],
+)
+def test_hostile_benchmark_bodies_get_a_4xx(
+    route_v1: Any, proposer: Any, operator: Any, v2: Any, prod: Any, body: Any
+) -> None:
+    release_id = _propose(proposer, v2).json()["id"]
+    client = as_caller("operator", operator).client()
+    response = client.post(f"/api/v1/releases/{release_id}/benchmark", body, format="json")
+    assert 400 <= response.status_code < 500, response.content
+    assert Release.objects.get(pk=release_id).state == "proposed"
