@@ -45,6 +45,12 @@ class Endpoint(models.Model):
     def __str__(self) -> str:
         return f"{self.route_id}/{self.name}"
 
+    @property
+    def expected_release_id(self) -> int | None:
+        """The release whose candidate it should serve (`release:<id>`), or None (`active`)."""
+        kind, _, number = self.expects.partition(":")
+        return int(number) if kind == "release" and number.isdigit() else None
+
 
 class Probe(models.Model):
     """One conformance probe: what the engine said, held against the expected version."""

@@ -38,11 +38,11 @@ class Expected:
 def expected_version(endpoint: Endpoint) -> Expected:
     """`active` → the route's active version now; `release:<id>` → that release's candidate."""
     route = endpoint.route
-    if endpoint.expects == "active":
+    release_id = endpoint.expected_release_id
+    if release_id is None:
         if route.active_version_id is None:
             return Expected(None, f"{route.slug!r} has no active version yet")
         return Expected(ContractVersion.objects.get(pk=route.active_version_id))
-    release_id = int(endpoint.expects.split(":", 1)[1])
     release = Release.objects.filter(pk=release_id, route=route).select_related("candidate_version").first()
     if release is None:
         return Expected(None, f"release {release_id} no longer exists")

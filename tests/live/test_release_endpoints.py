@@ -318,3 +318,12 @@ def test_hostile_benchmark_bodies_get_a_4xx(
     response = client.post(f"/api/v1/releases/{release_id}/benchmark", body, format="json")
     assert 400 <= response.status_code < 500, response.content
     assert Release.objects.get(pk=release_id).state == "proposed"
+
+
+def test_the_route_page_links_a_canary_to_the_release_it_serves(
+    route_v1: Any, proposer: Any, operator: Any, viewer: Any, v2: Any, prod: Any, emulator: Any
+) -> None:
+    release_id = _propose(proposer, v2).json()["id"]
+    _canary(route_v1, operator, release_id, emulator(*vllm_claim(num_speculative_tokens=3), env=DEV))
+    page = as_caller("viewer", viewer).client().get("/routes/contract-summaries/").content.decode()
+    assert f'<a href="/releases/{release_id}/">release:{release_id}</a>' in page
