@@ -78,7 +78,8 @@ def test_an_operator_starts_a_release_on_its_endpoints_from_the_page(
     )
     assert overflow <= 1, f"the endpoints section overflows the 390 px screen by {overflow} px"
     clipped = page.evaluate(
-        "[...document.querySelectorAll('table.stacked td')].filter(td => td.scrollWidth > td.clientWidth + 1).length"
+        "[...document.querySelectorAll('table.stacked td')]"
+        ".filter(td => td.scrollWidth > td.clientWidth + 1).length"
     )
     assert clipped == 0  # each cell a labelled line of its own, nothing cut off
     shots(page, "narrow")
