@@ -16,4 +16,9 @@ urlpatterns = [
         releases.release_benchmark,
         name="release-benchmark-endpoints",
     ),
+    path(
+        "releases/<int:release_id>/endpoints/point-candidate",
+        releases.release_point_candidate,
+        name="release-point-candidate",
+    ),
 ]

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 
 from releases_app.choices import MIN_JUSTIFICATION_LENGTH
@@ -27,3 +29,14 @@ class ProposeForm(forms.Form):
     route = forms.SlugField(max_length=64)
     candidate_version = forms.IntegerField(min_value=1)
     reason = forms.CharField(required=False, max_length=REASON_MAX)
+    # Both or neither: benchmark on two live endpoints of the route (live_app).
+    baseline_endpoint = forms.CharField(required=False, max_length=40)
+    candidate_endpoint = forms.CharField(required=False, max_length=40)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        baseline, candidate = data.pop("baseline_endpoint", ""), data.pop("candidate_endpoint", "")
+        if bool(baseline) != bool(candidate):
+            raise forms.ValidationError("give both endpoints, or neither")
+        data["endpoints"] = {"baseline": baseline, "candidate": candidate} if baseline else None
+        return data

@@ -21,7 +21,7 @@ from audit_app.actors import actor_from_request
 from contracts_app.views.diff_table import side_by_side
 from dashboard_app.selectors.evidence import progress_context, release_evidence
 from dashboard_app.selectors.live import release_endpoint_arms
-from live_app.services import release_benchmark_endpoints
+from live_app.services import endpoint_update, release_benchmark_endpoints
 from releases_app import selectors
 from releases_app.choices import GateVerdict, ReleaseState
 from releases_app.forms import ApproveForm, DecisionForm
@@ -103,4 +103,31 @@ def release_benchmark(request: HttpRequest, release_id: int) -> HttpResponseRedi
         f"Release {started.pk} is benchmarking on {names['baseline']} (baseline) and "
         f"{names['candidate']} (candidate).",
     )
+    return here
+
+
+@login_required
+@require_POST
+def release_point_candidate(request: HttpRequest, release_id: int) -> HttpResponseRedirect:
+    """Point the release's candidate endpoint at it (`expects: release:<id>`), once the
+    candidate is deployed there: the step between proposing and benchmarking."""
+    if not has_role(request, "operator"):
+        raise PermissionDenied("Changing an endpoint needs the operator role or higher.")
+    release = _release_or_404(request, release_id)
+    here = redirect("release-detail", release_id=release.pk)
+    arm = next((a for a in release_endpoint_arms(release) if a.arm == "candidate"), None)
+    if arm is None or arm.endpoint is None:
+        messages.error(request, "Not changed: the release names no registered candidate endpoint.")
+        return here
+    try:
+        endpoint_update(
+            endpoint=arm.endpoint,
+            expects=arm.wants,
+            actor=actor_from_request(request),
+            request_id=getattr(request, "request_id", ""),
+        )
+    except DomainError as exc:
+        messages.error(request, f"Not changed: {exc.detail}")
+        return here
+    messages.success(request, f"{arm.name} now expects {arm.wants}; it is probed when the benchmark starts.")
     return here

@@ -180,3 +180,59 @@ def test_the_button_needs_the_pages_csrf_token(waiting: Release, operator: Any, 
     response = client.post(url, {"csrfmiddlewaretoken": token.group(1)})
     assert response.status_code == 302 and response["Location"] == _page(waiting)
     assert Release.objects.get(pk=waiting.pk).state == "benchmarking"
+
+
+def test_an_operator_points_the_registered_canary_at_the_release_from_its_page(
+    waiting: Release, operator: Any, viewer: Any, emulator: Any
+) -> None:
+    url = f"/releases/{waiting.pk}/endpoints/point-candidate"
+    none_yet = _client(operator).post(url, follow=True)
+    assert "Not changed: the release names no registered candidate endpoint." in _messages(none_yet)
+    emu = emulator(*vllm_claim(num_speculative_tokens=3), env=DEV)
+    endpoint_create(
+        route=waiting.route,
+        name="canary",
+        base_url=emu.base_url,
+        engine="vllm",
+        expects="active",
+        actor=operator,
+    )  # fmt: skip (registered as a live one first)
+    page = _client(operator).get(_page(waiting)).content.decode()
+    assert "Point canary at this release" in page
+    assert "Point canary at this release" not in _client(viewer).get(_page(waiting)).content.decode()
+    assert _client(viewer).post(url).status_code == 403
+    done = _client(operator).post(url, follow=True)
+    assert f"canary now expects release:{waiting.pk}; it is probed when the benchmark starts." in _messages(
+        done
+    )
+    assert AuditEvent.objects.filter(action="endpoint.updated").count() == 1
+    assert "Point canary at this release" not in done.content.decode()
+    started = _post(_client(operator), waiting)
+    assert Release.objects.get(pk=waiting.pk).state == "benchmarking", _messages(started)
+
+
+def test_the_propose_form_takes_both_endpoints_or_neither(
+    route_v1: Any, proposer: Any, operator: Any, emulator: Any
+) -> None:
+    prod = emulator(*vllm_claim(), env=DEV)
+    endpoint_create(route=route_v1, name="prod-eu", base_url=prod.base_url, engine="vllm", actor=operator)
+    v2 = make_version(route_v1, variant(route_v1.active_version.document,
+                                        **{"speculation.num_speculative_tokens": 3}))  # fmt: skip
+    form = {"route": route_v1.slug, "candidate_version": str(v2.number)}
+    one = _client(proposer).post("/releases/propose", {**form, "baseline_endpoint": "prod-eu"}, follow=True)
+    assert any("give both endpoints, or neither" in m for m in _messages(one))
+    unknown = _client(proposer).post(
+        "/releases/propose",
+        {**form, "baseline_endpoint": "nowhere", "candidate_endpoint": "canary"},
+        follow=True,
+    )
+    assert any("has no endpoint 'nowhere'" in m for m in _messages(unknown)), _messages(unknown)
+    assert not Release.objects.filter(candidate_version=v2).exists()
+    both = _client(proposer).post(
+        "/releases/propose",
+        {**form, "baseline_endpoint": "prod-eu", "candidate_endpoint": "canary"},
+        follow=True,
+    )
+    release = Release.objects.get(candidate_version=v2)
+    assert release.state == "proposed" and release.endpoints == NAMES
+    assert "Waiting for its endpoints" in both.content.decode()
