@@ -196,7 +196,7 @@ def test_an_operator_points_the_registered_canary_at_the_release_from_its_page(
         engine="vllm",
         expects="active",
         actor=operator,
-    )  # fmt: skip (registered as a live one first)
+    )  # registered as a live one first: not yet this release's
     page = _client(operator).get(_page(waiting)).content.decode()
     assert "Point canary at this release" in page
     assert "Point canary at this release" not in _client(viewer).get(_page(waiting)).content.decode()
