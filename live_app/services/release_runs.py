@@ -151,14 +151,8 @@ class LiveReleaseEndpoints:
                     "the baseline endpoint serves the active version",
                 )
             ]
-        candidate = found.get(names["candidate"])
-        if candidate is not None and candidate.expects == "active":
-            return [
-                FieldError(
-                    "endpoints.candidate",
-                    f"{candidate.name} serves the active version; the candidate endpoint serves the release",
-                )
-            ]
+        # The candidate may be registered later, or be one that serves something else now
+        # (the canary before its redeploy): it is pointed at the release once it exists.
         return []
 
     def drift_after(self, *, release: Any) -> str | None:

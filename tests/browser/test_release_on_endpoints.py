@@ -1,7 +1,8 @@
-"""An operator in a real browser starts a release's benchmark on live endpoints: the page
-lists the two endpoints and what the release waits for; the button on a drifted canary
-comes back with the reason and the release keeps waiting; once the canary serves the
-candidate, the same button starts the benchmark. At 390 px the endpoints table stays
+"""An operator in a real browser, and nothing else, takes a release onto live endpoints:
+proposes it naming them, points the canary at it from its page (which lists the two
+endpoints and what the release waits for); the benchmark button on a drifted canary comes
+back with the reason and the release keeps waiting; once the canary serves the candidate,
+the same button starts the benchmark. At 390 px the endpoints table stays
 inside the screen."""
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ import pytest
 from live_app.models import Endpoint
 from live_app.services import endpoint_create
 from releases_app.models import Release
-from releases_app.services import release_create
 from tests.live.conftest import LOOPBACK_AND_PRIVATE, vllm_claim
 from tests.support.benchmarked import NO_BROKER
 from tests.support.browser import sign_in
@@ -37,19 +37,32 @@ def test_an_operator_starts_a_release_on_its_endpoints_from_the_page(
     doc = variant(route_v1.active_version.document,
                   **{"speculation.num_speculative_tokens": 3, "measurement.workloads": SMALL})  # fmt: skip
     v2 = make_version(route_v1, doc)
-    release = release_create(route=route_v1, candidate_version=v2.number, actor=proposer,
-                             endpoints={"baseline": "prod-eu", "candidate": "canary"})  # fmt: skip
     stale = emulator(*vllm_claim(), env=DEV)  # the canary not redeployed yet: still 5 tokens
-    endpoint_create(route=route_v1, name="canary", base_url=stale.base_url, engine="vllm",
-                    expects=f"release:{release.pk}", actor=operator)  # fmt: skip
+    endpoint_create(route=route_v1, name="canary", base_url=stale.base_url, engine="vllm", actor=operator)
     base = live_server.url
 
+    # Proposed in the browser, naming the two endpoints.
     sign_in(page, base, operator.username)
-    page.goto(f"{base}/releases/{release.pk}/")
+    page.goto(f"{base}/releases/")
+    page.fill("#id_route_propose", route_v1.slug)
+    page.fill("#id_candidate_version", str(v2.number))
+    page.fill("#id_baseline_endpoint", "prod-eu")
+    page.fill("#id_candidate_endpoint", "canary")
+    page.click("form[action='/releases/propose'] button[type=submit]")
+    page.wait_for_url("**/releases/*/")
+    release = Release.objects.get(candidate_version=v2)
+    assert release.state == "proposed" and release.endpoints == {"baseline": "prod-eu", "candidate": "canary"}
     section = page.locator("section[aria-labelledby=release-endpoints-h]")
-    assert "prod-eu" in section.inner_text() and "canary" in section.inner_text()
+    assert "prod-eu" in section.inner_text() and "(expects active now)" in section.inner_text()
     assert f"canary must expect release:{release.pk}" in page.locator("#waiting-for-endpoints").inner_text()
     shots(page, "waiting-for-endpoints")
+
+    # The canary, registered as a live endpoint, is pointed at the release from its page.
+    page.click("text=Point canary at this release")
+    page.wait_for_load_state()
+    assert f"canary now expects release:{release.pk}" in page.locator("body").inner_text()
+    assert page.locator("text=Point canary at this release").count() == 0
+    shots(page, "canary-pointed")
 
     page.click("text=Benchmark on these endpoints")
     page.wait_for_load_state()

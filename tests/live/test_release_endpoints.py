@@ -102,14 +102,31 @@ def test_bad_endpoints_at_proposal_are_refused_naming_the_field(
     assert Release.objects.count() == before
 
 
-def test_a_baseline_endpoint_must_serve_the_active_version(
+def test_the_candidate_may_serve_the_active_version_until_pointed_but_the_baseline_must(
     route_v1: Any, proposer: Any, operator: Any, v2: Any, prod: Any, emulator: Any
 ) -> None:
     emu = emulator(*vllm_claim(), env=DEV)
     endpoint_create(route=route_v1, name="canary", base_url=emu.base_url, engine="vllm", actor=operator)
-    response = _propose(proposer, v2, endpoints={"baseline": "prod-eu", "candidate": "canary"})
+    first = _propose(proposer, v2)  # canary still serves the active version: it is pointed later
+    assert first.status_code == 201, first.content
+    release_id = first.json()["id"]
+    as_caller("operator", operator).client().patch(
+        ENDPOINTS + "canary/", {"expects": f"release:{release_id}"}, format="json"
+    )
+    cancel = (
+        as_caller("operator", proposer)
+        .client()
+        .post(f"/api/v1/releases/{release_id}/cancel", {"reason": "wrong baseline"}, format="json")
+    )
+    assert cancel.status_code == 200, cancel.content
+    response = _propose(proposer, v2, endpoints={"baseline": "canary", "candidate": "prod-eu"})
     assert response.status_code == 400
-    assert response.json()["errors"][0]["path"] == "endpoints.candidate"  # canary serves the active one
+    error = response.json()["errors"][0]
+    assert error["path"] == "endpoints.baseline"
+    assert (
+        error["message"]
+        == f"canary expects release:{release_id}; the baseline endpoint serves the active version"
+    )
 
 
 def test_a_release_that_needs_no_benchmark_takes_no_endpoints(
