@@ -18,6 +18,7 @@ from django.views.decorators.http import require_POST
 from accounts_app.permissions import has_role
 from audit_app.actors import actor_from_request
 from releases_app import selectors, services
+from releases_app.choices import ReleaseState
 from releases_app.filtersets import ReleaseFilterSet
 from releases_app.forms import ApproveForm, DecisionForm, ProposeForm
 from releases_app.models import Release
@@ -117,5 +118,8 @@ def release_propose(request: HttpRequest) -> HttpResponseRedirect:
     except DomainError as exc:
         messages.error(request, f"Not proposed: {_error_message(exc)}")
         return redirect("release-list")
-    messages.success(request, f"Release {release.pk} proposed: {release.get_state_display()}.")
+    if release.endpoints and release.state == ReleaseState.PROPOSED:
+        messages.success(request, f"Release {release.pk} proposed; it waits for its endpoints (below).")
+    else:
+        messages.success(request, f"Release {release.pk} proposed: {release.get_state_display()}.")
     return redirect("release-detail", release_id=release.pk)

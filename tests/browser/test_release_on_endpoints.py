@@ -51,6 +51,10 @@ def test_an_operator_starts_a_release_on_its_endpoints_from_the_page(
     page.click("form[action='/releases/propose'] button[type=submit]")
     page.wait_for_url("**/releases/*/")
     release = Release.objects.get(candidate_version=v2)
+    assert (
+        f"Release {release.pk} proposed; it waits for its endpoints (below)."
+        in page.locator("body").inner_text()
+    )
     assert release.state == "proposed" and release.endpoints == {"baseline": "prod-eu", "candidate": "canary"}
     section = page.locator("section[aria-labelledby=release-endpoints-h]")
     assert "prod-eu" in section.inner_text() and "(expects active now)" in section.inner_text()
