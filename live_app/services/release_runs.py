@@ -80,7 +80,7 @@ def release_benchmark_endpoints(
 ) -> Release:
     """Start a waiting release's benchmark on its live endpoints (named at proposal, or
     here, which replaces them). 409 when the release doesn't wait, when an endpoint
-    expects something else, or when a probe finds it drifted."""
+    expects something else, or when a probe finds it drifted or can't read it at all."""
     who = as_actor(actor)
     require_role(who, "operator")
     release_id = release.pk if isinstance(release, Release) else int(release)
