@@ -6,7 +6,6 @@ unknown (unreachable or not reporting), 2 for invalid input."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
@@ -155,13 +154,11 @@ def cmd_set(args: argparse.Namespace) -> int:
 
 def cmd_list(args: argparse.Namespace) -> int:
     endpoints = _client(args).get(f"routes/{args.route}/endpoints/")
-    if args.json:
-        print(json.dumps(endpoints, indent=2))
-        return OK
-    if not endpoints:
-        print(f"{args.route}: no endpoints")
-    for e in endpoints:
-        print(f"{e['name']:<16} {e['engine']:<9} {e['expects']:<12} {describe(e.get('last_probe'))}")
+    lines = [
+        f"{e['name']:<16} {e['engine']:<9} {e['expects']:<12} {describe(e.get('last_probe'))}"
+        for e in endpoints
+    ]
+    emit(args, endpoints, lines or [f"{args.route}: no endpoints"])
     return OK
 
 
@@ -169,5 +166,5 @@ def cmd_probe(args: argparse.Namespace) -> int:
     if not args.name:
         return INVALID
     _, probe = _client(args).post(f"routes/{args.route}/endpoints/{args.name}/probe")
-    print(json.dumps(probe, indent=2) if args.json else f"{args.route}/{args.name}: {describe(probe)}")
+    emit(args, probe, [f"{args.route}/{args.name}: {describe(probe)}"])
     return PROBE_EXIT.get(probe.get("state"), UNREACHABLE)

@@ -3,6 +3,7 @@ vLLM-shaped engine emulator; the probe's exit code says conforms / drifted / unk
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -42,3 +43,17 @@ def test_add_list_probe(live_server: Any, emulator: Any, capsys: Any) -> None:
     assert cli("list", "contract-summaries") == 0
     listing = capsys.readouterr().out
     assert "prod-eu" in listing and "conforms" in listing and "drifted" in listing
+    # What a pipeline reads: one JSON document on stdout with `--output json`, the same exit codes.
+    assert cli("list", "contract-summaries", "--output", "json") == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert {e["name"]: e["state"] for e in listed} == {
+        "prod-eu": "conforms",
+        "canary": "drifted",
+        "gone": "unknown",
+    }
+    assert cli("probe", "contract-summaries", "canary", "--output", "json") == 1
+    probe = json.loads(capsys.readouterr().out)
+    assert (
+        probe["state"] == "drifted"
+        and probe["differences"][0]["path"] == "speculation.num_speculative_tokens"
+    )
