@@ -14,8 +14,15 @@ __all__ = [
     "Forbidden",
     "NotFound",
     "PreconditionFailed",
+    "error_words",
     "field_errors",
 ]
+
+
+def error_words(exc: DomainError) -> str:
+    """The error as one line for a page's message: its detail, then each field's error."""
+    details = "; ".join(f"{e.path}: {e.message}" if e.path else e.message for e in exc.errors)
+    return f"{exc.detail} {details}".strip()
 
 
 class NotFound(DomainError):

@@ -27,7 +27,7 @@ from releases_app.choices import GateVerdict, ReleaseState
 from releases_app.forms import ApproveForm, DecisionForm
 from releases_app.models import Release
 from releases_app.services.guards import release_actions
-from specpact.errors import DomainError, NotFound
+from specpact.errors import DomainError, NotFound, error_words
 
 
 def _release_or_404(request: HttpRequest, release_id: int) -> Release:
@@ -92,9 +92,7 @@ def release_benchmark(request: HttpRequest, release_id: int) -> HttpResponseRedi
             request_id=getattr(request, "request_id", ""),
         )
     except DomainError as exc:
-        details = "; ".join(f"{e.path}: {e.message}" if e.path else e.message for e in exc.errors)
-        # A drift's detail opens with these words already.
-        said = f"{exc.detail} {details}".strip().removeprefix("Not benchmarked: ")
+        said = error_words(exc).removeprefix("Not benchmarked: ")  # a drift's detail opens so
         messages.error(request, f"Not benchmarked: {said}")
         return here
     names = started.endpoints

@@ -22,7 +22,7 @@ from releases_app.choices import ReleaseState
 from releases_app.filtersets import ReleaseFilterSet
 from releases_app.forms import ApproveForm, DecisionForm, ProposeForm
 from releases_app.models import Release
-from specpact.errors import DomainError, NotFound
+from specpact.errors import DomainError, NotFound, error_words
 from specpact.filtersets import page_filter_query, page_queryset
 
 
@@ -64,11 +64,6 @@ _DONE = {
 }
 
 
-def _error_message(exc: DomainError) -> str:
-    details = "; ".join(f"{e.path}: {e.message}" if e.path else e.message for e in exc.errors)
-    return f"{exc.detail} {details}".strip()
-
-
 def _form_errors(form: forms.Form) -> str:
     return "; ".join(f"{field}: {' '.join(str(m) for m in msgs)}" for field, msgs in form.errors.items())
 
@@ -96,7 +91,7 @@ def release_action(request: HttpRequest, release_id: int, action: str) -> HttpRe
             **kwargs,
         )
     except DomainError as exc:
-        messages.error(request, f"Not {_DONE[action]}: {_error_message(exc)}")
+        messages.error(request, f"Not {_DONE[action]}: {error_words(exc)}")
         return redirect(here)
     messages.success(request, f"Release {release.pk} {_DONE[action]}.")
     return redirect(here)
@@ -116,7 +111,7 @@ def release_propose(request: HttpRequest) -> HttpResponseRedirect:
             **form.cleaned_data,
         )
     except DomainError as exc:
-        messages.error(request, f"Not proposed: {_error_message(exc)}")
+        messages.error(request, f"Not proposed: {error_words(exc)}")
         return redirect("release-list")
     if release.endpoints and release.state == ReleaseState.PROPOSED:
         messages.success(request, f"Release {release.pk} proposed; it waits for its endpoints (below).")

@@ -6,12 +6,12 @@ unknown (unreachable or not reporting), 2 for invalid input."""
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from specpact.cli.client import ApiError, Client
 from specpact.cli.exit_codes import FAILED, INVALID, OK, UNREACHABLE
-from specpact.cli.output import emit, note, wants_json
+from specpact.cli.online import _guarded
+from specpact.cli.output import emit, note
 
 ENGINES = ["vllm", "sglang", "tgi", "llamacpp"]
 
@@ -68,21 +68,6 @@ def register(subparsers: Any) -> None:
 def _server_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--url", help="SpecPact server URL (default: $SPECPACT_URL)")
     parser.add_argument("--token", help="API token (default: $SPECPACT_TOKEN)")
-
-
-def _guarded(handler: Any) -> Any:
-    def run(args: argparse.Namespace) -> int:
-        try:
-            code: int = handler(args)
-            return code
-        except ApiError as exc:
-            print(str(exc), file=sys.stderr)
-            if wants_json(args):  # stdout stays one JSON document, as for the other commands
-                error = {"error": exc.message, "status": exc.status, "errors": exc.errors}
-                emit(args, {**error, "exit_code": exc.exit_code}, [])
-            return exc.exit_code
-
-    return run
 
 
 def _client(args: argparse.Namespace) -> Client:
