@@ -42,6 +42,12 @@ def check_endpoint_url(url: Any, path: str) -> str:
     return url
 
 
+def check_engine(engine: Any) -> str:
+    if engine not in EndpointEngine.values:
+        raise _invalid("engine", f"one of {', '.join(EndpointEngine.values)}")
+    return str(engine)
+
+
 def check_expects(route: Route, expects: Any) -> str:
     match = _EXPECTS.match(expects) if isinstance(expects, str) else None
     if match is None:
@@ -87,8 +93,7 @@ def endpoint_create(
     ensure_route_access(who, route_obj)
     if not isinstance(name, str) or not re.match(ENDPOINT_NAME_PATTERN, name):
         raise _invalid("name", "1-40 lowercase letters, digits and inner hyphens, e.g. prod-eu")
-    if engine not in EndpointEngine.values:
-        raise _invalid("engine", f"one of {', '.join(EndpointEngine.values)}")
+    check_engine(engine)
     base = check_endpoint_url(base_url, "base_url")
     metrics = check_endpoint_url(metrics_url, "metrics_url") if metrics_url not in (None, "") else ""
     expected = check_expects(route_obj, expects)
@@ -147,9 +152,7 @@ def endpoint_update(
     if metrics_url is not _UNSET:
         changes["metrics_url"] = check_endpoint_url(metrics_url, "metrics_url") if metrics_url else ""
     if engine is not _UNSET:
-        if engine not in EndpointEngine.values:
-            raise _invalid("engine", f"one of {', '.join(EndpointEngine.values)}")
-        changes["engine"] = engine
+        changes["engine"] = check_engine(engine)
     if expects is not _UNSET:
         changes["expects"] = check_expects(endpoint.route, expects)
     if auth is not _UNSET:
