@@ -13,6 +13,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from specpact.apps_list import PROJECT_APPS
 from specpact.env import env_bool, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -43,16 +44,7 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
-    "specpact",
-    "accounts_app",
-    "audit_app",
-    "contracts_app",
-    "workloads_app",
-    "releases_app",
-    "benchmarks_app",
-    "live_app",
-    "dashboard_app",
-    "webhooks_app",
+    *PROJECT_APPS,
 ]
 
 MIDDLEWARE = [
