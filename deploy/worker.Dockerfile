@@ -21,14 +21,9 @@ RUN useradd --system --create-home specpact \
     && mkdir -p /var/lib/specpact-worker && chown specpact /var/lib/specpact-worker
 
 WORKDIR /app
-COPY pyproject.toml README.md ./
-COPY specpact ./specpact
-COPY accounts_app ./accounts_app
-COPY audit_app ./audit_app
-COPY contracts_app ./contracts_app
-COPY releases_app ./releases_app
-COPY benchmarks_app ./benchmarks_app
-COPY worker ./worker
+# The whole context, less .dockerignore (the same file set as the control plane's image;
+# `specpact-worker` imports only worker/).
+COPY . .
 RUN pip install "torch==2.13.0" --index-url https://download.pytorch.org/whl/cu128 \
     && pip install ".[worker]"
 
