@@ -6,6 +6,8 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 PY := $(BIN)/python
+# The project's apps, from their one list (a plain script: it runs before the venv exists).
+PROJECT_APPS = $(shell $(PYTHON) specpact/apps_list.py)
 
 # The test suite runs against real PostgreSQL and Redis on this machine (DESIGN.md §7).
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/specpact
@@ -22,7 +24,7 @@ PYTEST_WORKERS ?= 2
 GUIDELLM_VENV := .venv-guidellm
 GUIDELLM_VERSION ?= 0.8.1
 
-.PHONY: demo test setup services chromium lint typecheck migrations-check deploy-check \
+.PHONY: demo test setup services chromium lint typecheck migrations-check deploy-check image-check \
         test-fast test-integration test-browser test-slow bench clean
 
 # torch stays pinned in pyproject.toml: an unpinned torch would pull a multi-GB CUDA build.
@@ -65,7 +67,7 @@ lint: setup
 	$(BIN)/lint-imports
 
 typecheck: setup
-	$(BIN)/mypy specpact accounts_app audit_app contracts_app workloads_app releases_app benchmarks_app live_app webhooks_app dashboard_app worker benchmarks
+	$(BIN)/mypy $(PROJECT_APPS) worker benchmarks deploy
 
 migrations-check: setup
 	$(PY) manage.py makemigrations --check --dry-run
@@ -74,6 +76,12 @@ migrations-check: setup
 deploy-check: setup
 	DEBUG=0 SECRET_KEY=$$(head -c 48 /dev/urandom | base64) ALLOWED_HOSTS=specpact.example.internal \
 	  DATABASE_URL=$(TEST_DATABASE_URL) $(PY) manage.py check --deploy --fail-level WARNING
+
+# Both images' file sets (deploy/*Dockerfile, .dockerignore), installed non-editable into a
+# fresh venv and started from outside the checkout: check --deploy, migrate, collectstatic,
+# gunicorn answering; the worker's entry point. No Docker needed (deploy/image_check.py).
+image-check: setup services
+	$(PY) deploy/image_check.py --database-url $(TEST_DATABASE_URL)
 
 # The suite's services; only the test targets see them (the demo runs embedded).
 TEST_TARGETS := test-fast test-integration test-browser test-slow
@@ -93,7 +101,7 @@ test-browser: setup services chromium
 test-slow: setup $(VENV)/.llamacpp services
 	$(BIN)/pytest -m "slow" -p no:cacheprovider || [ $$? -eq 5 ]
 
-test: setup $(VENV)/.llamacpp services chromium lint typecheck migrations-check deploy-check test-fast test-integration test-browser test-slow
+test: setup $(VENV)/.llamacpp services chromium lint typecheck migrations-check deploy-check image-check test-fast test-integration test-browser test-slow
 
 # Figures, not pass/fail: medians and ratios printed side by side (the machine is shared).
 $(GUIDELLM_VENV)/bin/guidellm:
