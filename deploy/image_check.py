@@ -26,12 +26,20 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
-from image_fileset import Image, ImageError, build_fileset, import_check, third_party_site_packages
+from image_fileset import (
+    Image,
+    ImageError,
+    build_fileset,
+    dockerignore_for,
+    import_check,
+    third_party_site_packages,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 HOST = "localhost"
@@ -60,7 +68,8 @@ def step(name: str, action: Callable[[], str]) -> None:
 def run(argv: list[str], *, cwd: Path, env: dict[str, str], timeout: float = 300) -> str:
     done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
     if done.returncode != 0:
-        raise ImageError(f"{' '.join(argv)} exited {done.returncode}\n{(done.stdout + done.stderr)[-3000:]}")
+        shown = " ".join(arg if len(arg) < 200 else "<check>" for arg in argv)
+        raise ImageError(f"{shown} exited {done.returncode}\n{(done.stdout + done.stderr)[-3000:]}")
     return done.stdout
 
 
@@ -72,7 +81,10 @@ class Installed:
         self.rootfs = root / "rootfs"
         self.venv = root / "venv"
         self.image, self.work = build_fileset(
-            context=REPO, dockerfile=dockerfile, dockerignore=REPO / ".dockerignore", rootfs=self.rootfs
+            context=REPO,
+            dockerfile=dockerfile,
+            dockerignore=dockerignore_for(REPO, dockerfile),
+            rootfs=self.rootfs,
         )
         self.python = self.venv / "bin" / "python"
         self.site = ""  # the venv's site-packages, once installed
@@ -158,9 +170,6 @@ def control_plane(installed: Installed, database_url: str, var: Path) -> None:
         "installed package holds every app",
         lambda: installed.python_check(code, cwd=elsewhere, env=env).strip(),
     )
-    setup = "import os; os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'specpact.settings')\n"
-    setup += "import django; django.setup()\n"
-    step("django.setup() from the WORKDIR", lambda: installed.python_check(setup, cwd=work, env=env) and "")
     deploy = [*manage, "check", "--deploy", "--fail-level", "WARNING"]
     step("check --deploy", lambda: run(deploy, cwd=work, env=env).strip())
     step("migrate", lambda: run([*manage, "migrate", "--noinput", "-v", "0"], cwd=work, env=env))
@@ -250,19 +259,24 @@ def worker(installed: Installed) -> None:
     )
 
 
-def temporary_database(base_url: str) -> tuple[str, Callable[[], None]]:
+@contextmanager
+def temporary_database(base_url: str) -> Iterator[str]:
+    """A database of the run's own on the server `base_url` names, dropped afterwards."""
     parts = urlsplit(base_url)
     name = f"specpact_image_{os.getpid()}"
     admin = urlunsplit(parts._replace(path="/postgres"))
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        conn.execute(f'CREATE DATABASE "{name}"')
-
-    def drop() -> None:
+    try:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+            conn.execute(f'CREATE DATABASE "{name}"')
+    except psycopg.Error as exc:
+        print(f"FAIL a database for the run on {parts.hostname}:{parts.port}: {exc}", flush=True)
+        raise SystemExit(1) from exc
+    try:
+        yield urlunsplit(parts._replace(path=f"/{name}"))
+    finally:
         with psycopg.connect(admin, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-    return urlunsplit(parts._replace(path=f"/{name}")), drop
 
 
 def check_image(label: str, dockerfile: Path, root: Path) -> Installed:
@@ -305,11 +319,8 @@ def main(argv: list[str] | None = None) -> int:
     root = Path(tempfile.mkdtemp(prefix="specpact-image-check-"))
     try:
         plane = check_image("control plane", REPO / "deploy" / "Dockerfile", root / "control-plane")
-        database_url, drop = temporary_database(args.database_url)
-        try:
+        with temporary_database(args.database_url) as database_url:
             control_plane(plane, database_url, root / "control-plane" / "var")
-        finally:
-            drop()
         worker(check_image("worker", REPO / "deploy" / "worker.Dockerfile", root / "worker"))
     finally:
         if args.keep:

@@ -160,6 +160,14 @@ class DockerIgnore:
         return excluded
 
 
+def dockerignore_for(context: Path, dockerfile: Path) -> Path | None:
+    """BuildKit's choice: `<Dockerfile>.dockerignore` beside the Dockerfile, else the context's."""
+    for candidate in (dockerfile.with_name(dockerfile.name + ".dockerignore"), context / ".dockerignore"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
 def context_files(context: Path, ignore: DockerIgnore) -> list[str]:
     """The build context as Docker sends it: every path (posix, relative) not ignored."""
     kept: list[str] = []

@@ -79,6 +79,11 @@ def test_the_dockerfiles_install_their_file_set_non_editable():
     assert plane.env["DEBUG"] == "0"
 
 
+def test_both_images_read_the_contexts_dockerignore():
+    for name in ("Dockerfile", "worker.Dockerfile"):
+        assert image_fileset.dockerignore_for(REPO, REPO / "deploy" / name) == DOCKERIGNORE
+
+
 def test_dockerignore_matches_as_docker_does():
     ignore = image_fileset.DockerIgnore(
         "# a comment\n.venv\n**/__pycache__\n/var\n*.log\n!keep.log\nbuild/\n"
