@@ -44,7 +44,7 @@ from image_fileset import (
 REPO = Path(__file__).resolve().parents[1]
 HOST = "localhost"
 
-# Prints where every project module came from and fails if any came from the checkout.
+# Appended to every Python check: fails if any module loaded was the checkout's, not the image's.
 _PROVENANCE = """
 import sys
 repo, site = {repo!r}, {site!r}
@@ -130,7 +130,8 @@ def base_env() -> dict[str, str]:
 
 
 # The installed package (not the WORKDIR copy) holds every app, module and template: what a
-# console script (`specpact`, celery's `-A`) imports when the WORKDIR is not on sys.path.
+# console script (`specpact`, `specpact-worker`) imports, its sys.path[0] being bin/. (manage.py,
+# gunicorn and celery -A import from the WORKDIR, which is on their sys.path.)
 _INSTALLED_HOLDS_ALL = """
 import importlib, os, pathlib, sys
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "specpact.settings")
