@@ -17,7 +17,6 @@ import plotly.graph_objects as go
 
 from dashboard_app.charts.style import (
     ARM_STYLE,
-    ARMS,
     OKABE_ITO,
     by_level,
     corner_note,
@@ -26,6 +25,7 @@ from dashboard_app.charts.style import (
     no_data,
     to_dict,
 )
+from worker.spec import ARMS
 
 Aggregates = Sequence[Mapping[str, Any]]
 # One colour per load level (dash and marker tell the arms apart), in Okabe-Ito order.

@@ -8,7 +8,6 @@ from typing import Any
 import plotly.graph_objects as go
 
 from dashboard_app.charts.style import (
-    ARMS,
     OKABE_ITO,
     bar_style,
     by_level,
@@ -19,6 +18,7 @@ from dashboard_app.charts.style import (
     no_data,
     to_dict,
 )
+from worker.spec import ARMS
 
 Aggregates = Sequence[Mapping[str, Any]]
 

@@ -11,7 +11,6 @@ from plotly.subplots import make_subplots
 
 from benchmarks_app.aggregates import QUANTILE_PROBS, sketch_quantile
 from dashboard_app.charts.style import (
-    ARMS,
     METRIC_LABELS,
     by_level,
     layout,
@@ -22,6 +21,7 @@ from dashboard_app.charts.style import (
     no_data,
     to_dict,
 )
+from worker.spec import ARMS
 
 Aggregates = Sequence[Mapping[str, Any]]
 

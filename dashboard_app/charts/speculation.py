@@ -8,7 +8,6 @@ from typing import Any
 import plotly.graph_objects as go
 
 from dashboard_app.charts.style import (
-    ARMS,
     bar_style,
     by_level,
     corner_note,
@@ -18,6 +17,7 @@ from dashboard_app.charts.style import (
     no_data,
     to_dict,
 )
+from worker.spec import ARMS
 
 Aggregates = Sequence[Mapping[str, Any]]
 

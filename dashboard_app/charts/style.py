@@ -29,7 +29,6 @@ OKABE_ITO = {
     "grey": "#999999",
 }
 TIMES = "\u00d7"  # the multiplication sign of "1.5x" (escaped: ruff flags the literal)
-ARMS = ("baseline", "candidate")
 ARM_STYLE: dict[str, dict[str, str]] = {
     "baseline": {"color": OKABE_ITO["blue"], "dash": "dash", "symbol": "circle", "pattern": ""},
     "candidate": {"color": OKABE_ITO["vermillion"], "dash": "solid", "symbol": "diamond", "pattern": "/"},

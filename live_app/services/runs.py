@@ -18,8 +18,7 @@ from live_app.choices import ProbeState
 from live_app.models import Endpoint, Probe
 from live_app.services.probes import endpoints_probe
 from specpact.errors import Conflict, DomainError, FieldError
-
-ARMS = ("baseline", "candidate")
+from worker.spec import ARMS
 
 
 def endpoint_named(route: Route, name: Any, arm: str) -> Endpoint:
