@@ -18,9 +18,8 @@ from dashboard_app.charts.style import (
     level_text,
     line_style,
     log_level_axis,
-    no_data,
-    to_dict,
 )
+from specpact.plotting import no_data, to_dict
 from worker.spec import ARMS
 
 Aggregates = Sequence[Mapping[str, Any]]
