@@ -148,7 +148,7 @@ def alert_raise(
         )
         audit_record(
             actor=actor,
-            action="endpoint.acceptance_alert",
+            action="acceptance.alert_raised",
             obj_type="endpoint",
             obj_id=endpoint.pk,
             route=route,
