@@ -14,7 +14,8 @@ class ProbeState(models.TextChoices):
 
 
 # An endpoint is a running server: one of the format's server engines, named as the format names them.
-EndpointEngine = models.TextChoices(
+# (django-stubs types only the class form of TextChoices.)
+EndpointEngine = models.TextChoices(  # type: ignore[call-overload]
     "EndpointEngine", [(engine.upper(), (engine, ENGINE_NAMES[engine])) for engine in SERVER_ENGINES]
 )
 
