@@ -18,19 +18,28 @@ from accounts_app.models import ApiToken
 _LAST_USED_RESOLUTION = timedelta(minutes=1)
 
 
+def token_from_header(request: Request) -> str | None:
+    """The key of an `Authorization: Token <key>` header, None when the request has no
+    such header (another scheme may take it); a malformed one is refused. Every token the
+    API takes (users', workers', bootstrap) is read here."""
+    parts = get_authorization_header(request).split()
+    if not parts or parts[0].lower() != b"token":
+        return None
+    if len(parts) != 2:
+        raise AuthenticationFailed("Invalid token header: use 'Authorization: Token <key>'.")
+    try:
+        return parts[1].decode("ascii")
+    except UnicodeDecodeError:
+        raise AuthenticationFailed("Invalid token.") from None
+
+
 class ApiTokenAuthentication(BaseAuthentication):
     keyword = "Token"
 
     def authenticate(self, request: Request) -> tuple[Any, ApiToken] | None:
-        parts = get_authorization_header(request).split()
-        if not parts or parts[0].lower() != self.keyword.lower().encode():
+        key = token_from_header(request)
+        if key is None:
             return None
-        if len(parts) != 2:
-            raise AuthenticationFailed("Invalid token header: use 'Authorization: Token <key>'.")
-        try:
-            key = parts[1].decode("ascii")
-        except UnicodeDecodeError:
-            raise AuthenticationFailed("Invalid token.") from None
         token = ApiToken.objects.for_key(key)
         if token is None:
             raise AuthenticationFailed("Invalid token.")

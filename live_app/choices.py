@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django.db import models
 
+from contracts_app.document.engines import ENGINE_NAMES, SERVER_ENGINES
+
 
 class ProbeState(models.TextChoices):
     CONFORMS = "conforms", "conforms"
@@ -11,11 +13,11 @@ class ProbeState(models.TextChoices):
     UNKNOWN = "unknown", "unknown"
 
 
-class EndpointEngine(models.TextChoices):
-    VLLM = "vllm", "vLLM"
-    SGLANG = "sglang", "SGLang"
-    TGI = "tgi", "TGI"
-    LLAMACPP = "llamacpp", "llama.cpp"
+# An endpoint is a running server: one of the format's server engines, named as the format names them.
+# (django-stubs types only the class form of TextChoices.)
+EndpointEngine = models.TextChoices(  # type: ignore[call-overload]
+    "EndpointEngine", [(engine.upper(), (engine, ENGINE_NAMES[engine])) for engine in SERVER_ENGINES]
+)
 
 
 class AlertState(models.TextChoices):

@@ -9,20 +9,16 @@ having them sent to an endpoint of their choosing."""
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 
 from specpact.errors import DomainError, FieldError
+from worker.secrets import SecretUnavailable, env_name_allowed, path_allowed, read_secret
 
-_ENV_NAME = re.compile(r"^[A-Z_][A-Z0-9_]{0,127}$")
-MAX_SECRET_BYTES = 4096
-
-
-class SecretUnavailable(Exception):
-    """The reference is valid but its secret cannot be read now (unset variable, missing file)."""
+# probes.py catches it by this name: the reference was stored, but its secret can't be read now.
+__all__ = ["SecretUnavailable", "check_reference", "resolve", "shown_reference"]
 
 
 def _invalid(message: str) -> DomainError:
@@ -40,14 +36,14 @@ def check_reference(ref: Any) -> dict[str, str] | None:
         raise _invalid(f"{kind}: a string")
     if kind == "env":
         prefix = settings.ENDPOINT_SECRET_ENV_PREFIX
-        if not _ENV_NAME.match(value) or not value.startswith(prefix):
+        if not env_name_allowed(value, env_prefix=prefix):
             raise _invalid(f"env: an upper-case variable name starting with {prefix}")
         return {"env": value}
     path = Path(value)
     if not path.is_absolute() or ".." in path.parts:
         raise _invalid("file: an absolute path without '..'")
-    dirs = [Path(d) for d in settings.ENDPOINT_SECRET_DIRS]
-    if not any(path.is_relative_to(d) for d in dirs):
+    dirs = settings.ENDPOINT_SECRET_DIRS
+    if not path_allowed(path, secret_dirs=dirs):
         shown = ", ".join(str(d) for d in dirs) or "none configured"
         raise _invalid(f"file: must be under one of ENDPOINT_SECRET_DIRS ({shown})")
     return {"file": value}
@@ -63,18 +59,12 @@ def resolve(ref: dict[str, str] | None) -> dict[str, str]:
     llama-server's `--api-key` check that header), or none."""
     if not ref:
         return {}
-    if "env" in ref:
-        secret = os.environ.get(ref["env"])
-        if not secret:
-            raise SecretUnavailable(f"the environment variable {ref['env']} is not set on the control plane")
-    else:
-        try:
-            with open(ref["file"], "rb") as fh:
-                secret = fh.read(MAX_SECRET_BYTES + 1).decode("utf-8").strip()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise SecretUnavailable(f"the secret file cannot be read ({type(exc).__name__})") from None
-        if len(secret) > MAX_SECRET_BYTES or not secret:
-            raise SecretUnavailable("the secret file is empty or longer than 4 KiB")
-    if any(c in secret for c in "\r\n"):
-        raise SecretUnavailable("the secret holds a line break")
+    secret = read_secret(
+        ref,
+        env_prefix=settings.ENDPOINT_SECRET_ENV_PREFIX,
+        secret_dirs=settings.ENDPOINT_SECRET_DIRS,
+        environ=os.environ,
+        reader="the control plane",
+        dirs_setting="ENDPOINT_SECRET_DIRS",
+    )
     return {"Authorization": f"Bearer {secret}"}

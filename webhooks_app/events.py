@@ -1,40 +1,36 @@
 """Which events a subscription can name, and which subscriptions an event goes to.
 
-Event names are the audit trail's actions (audit_app), so every state change a pipeline
-cares about is one: a release's transitions (`release.proposed`, `release.benchmark_started`,
-`release.gate_completed` — the gate's verdict, in `after.gate_verdict` — `release.approved`,
-`release.activated`, `release.rejected`, `release.cancelled`, `release.failed`,
-`release.rolled_back`, …), live endpoints' drift and acceptance alerts (`endpoint.*`,
-`acceptance.*`, once those apps record them), and `audit.chain_failed` when the audit
-chain stops verifying."""
+Event names are the audit trail's actions, derived, never listed by hand: a release's
+state changes are the release transition table's actions (releases_app/choices.py:
+`release.benchmark_started`, `release.gate_completed` — the gate's verdict, in
+`after.gate_verdict` — `release.approved`, …), the other events are the audit actions
+that audit_app/actions.py marks as webhook events (`release.proposed`, `endpoint.created`,
+`drift.state_changed`, `acceptance.alert_raised`, …), and `audit.chain_failed` is sent when
+the audit chain stops verifying."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
+from audit_app.actions import WEBHOOK_ACTIONS
+from releases_app.choices import TRANSITIONS
+
 CHAIN_FAILED = "audit.chain_failed"
-# The families an event must belong to for webhooks to look at it at all: other audit
-# events (tokens, uploads, workers) are not sent anywhere.
-FAMILIES = ("release.", "endpoint.", "acceptance.", "drift.")
-KNOWN_EVENTS = (
-    "release.proposed",
-    "release.overridden",
-    "release.benchmark_started",
-    "release.benchmark_skipped",
-    "release.gate_completed",
-    "release.failed",
-    "release.approved",
-    "release.activated",
-    "release.rejected",
-    "release.cancelled",
-    "release.rolled_back",
-    "release.superseded",
+_STATE_EVENTS = tuple(t.action for t in TRANSITIONS.values())
+_OTHERS = tuple(a for a in WEBHOOK_ACTIONS if a not in _STATE_EVENTS)
+KNOWN_EVENTS: tuple[str, ...] = (
+    *(a for a in _OTHERS if a.startswith("release.")),
+    *_STATE_EVENTS,
+    *(a for a in _OTHERS if not a.startswith("release.")),
     CHAIN_FAILED,
 )
+_EVENTS = frozenset(KNOWN_EVENTS)
+# The families a subscription may name as `family.*`: those with an event in them.
+FAMILIES = tuple(dict.fromkeys(e.split(".", 1)[0] + "." for e in KNOWN_EVENTS if e != CHAIN_FAILED))
 
 
 def is_webhook_event(action: str) -> bool:
-    return action == CHAIN_FAILED or action.startswith(FAMILIES)
+    return action in _EVENTS
 
 
 def pattern_problem(pattern: str) -> str | None:
@@ -49,7 +45,7 @@ def pattern_problem(pattern: str) -> str | None:
             if family in FAMILIES
             else f"{pattern!r}: families are {', '.join(f + '*' for f in FAMILIES)}"
         )
-    if is_webhook_event(pattern) and pattern.replace(".", "").replace("_", "").isalnum():
+    if is_webhook_event(pattern):
         return None
     return f"{pattern!r} is not an event: one of {', '.join(KNOWN_EVENTS)}, a family (release.*), or *"
 

@@ -18,10 +18,11 @@ import json
 import sys
 from pathlib import Path
 from time import perf_counter
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import ValidationError
 
+from worker.harness.plan import ServerKind
 from worker.harness.results.levels import LevelResult, Quantiles
 from worker.harness.results.result import BenchResult
 from worker.harness.results.speculation import SpeculationReported
@@ -61,7 +62,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--api", choices=["completions", "chat"], default="completions")
     p.add_argument(
         "--server",
-        choices=["generic", "vllm", "sglang", "tgi", "llamacpp"],
+        choices=get_args(ServerKind),
         default="generic",
         help="the engine behind the URL: decides which speculation metrics are read",
     )

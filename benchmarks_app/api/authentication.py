@@ -9,11 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from rest_framework.authentication import BaseAuthentication, get_authorization_header
+from rest_framework.authentication import BaseAuthentication
 from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 
+from accounts_app.authentication import token_from_header
 from benchmarks_app.models import BootstrapToken, Worker
 from benchmarks_app.services.workers import bootstrap_token_for, worker_for_token
 
@@ -32,21 +33,9 @@ class MachinePrincipal:
         return self.label
 
 
-def _token(request: Request) -> str | None:
-    parts = get_authorization_header(request).split()
-    if not parts or parts[0].lower() != b"token":
-        return None
-    if len(parts) != 2:
-        raise AuthenticationFailed("Invalid token header: use 'Authorization: Token <token>'.")
-    try:
-        return parts[1].decode("ascii")
-    except UnicodeDecodeError:
-        raise AuthenticationFailed("Invalid token.") from None
-
-
 class WorkerTokenAuthentication(BaseAuthentication):
     def authenticate(self, request: Request) -> tuple[MachinePrincipal, Worker] | None:
-        token = _token(request)
+        token = token_from_header(request)
         if token is None:
             return None
         worker = worker_for_token(token)
@@ -60,7 +49,7 @@ class WorkerTokenAuthentication(BaseAuthentication):
 
 class BootstrapTokenAuthentication(BaseAuthentication):
     def authenticate(self, request: Request) -> tuple[MachinePrincipal, BootstrapToken] | None:
-        token = _token(request)
+        token = token_from_header(request)
         if token is None:
             return None
         bootstrap = bootstrap_token_for(token)

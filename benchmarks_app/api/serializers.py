@@ -7,6 +7,7 @@ from rest_framework import serializers
 
 from benchmarks_app.choices import EngineKind, FailureKind, RunPhase
 from benchmarks_app.models import Run, Worker
+from contracts_app.document.engines import SERVER_ENGINES
 from specpact.errors import field_errors
 from specpact.text import FAILURE_REASON_MAX, REASON_MAX
 from worker.harness.results.bounds import MAX_TOKENS
@@ -102,7 +103,7 @@ class EndpointIn(serializers.Serializer):
     base_url = serializers.URLField(max_length=500)
     model = serializers.CharField(max_length=200)
     api = serializers.ChoiceField(choices=["completions", "chat"], required=False)
-    server = serializers.ChoiceField(choices=["generic", "vllm", "sglang", "tgi", "llamacpp"], required=False)
+    server = serializers.ChoiceField(choices=["generic", *SERVER_ENGINES], required=False)
 
 
 class EndpointsIn(serializers.Serializer):

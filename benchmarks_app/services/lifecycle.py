@@ -21,6 +21,7 @@ from benchmarks_app.models import Run, RunResult, Worker
 from benchmarks_app.results_check import check_outcome
 from benchmarks_app.signals import announce_run_finished
 from specpact.errors import Conflict, Forbidden, NotFound
+from worker.spec import ARMS
 
 
 def _locked(run_id: int) -> Run:
@@ -221,7 +222,7 @@ def run_result_submit(
                 worker=worker,
                 payload=payload,
                 digest=digest,
-                aggregates={arm: aggregate_result(payload[arm]) for arm in ("baseline", "candidate")},
+                aggregates={arm: aggregate_result(payload[arm]) for arm in ARMS},
             )
     except IntegrityError:  # the one-result-per-run constraint: a racing duplicate
         raise Conflict(f"run {run.pk} already has a result", code="result_exists") from None

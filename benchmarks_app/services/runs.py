@@ -19,6 +19,7 @@ from benchmarks_app.spec_build import build_spec, default_engine_kind, workloads
 from contracts_app.models import ContractVersion, Route
 from specpact.errors import Conflict, DomainError, FieldError
 from specpact.text import REASON_MAX, checked_text
+from worker.spec import ARMS
 
 
 def _queue_for(*, engine_kind: str, worker: Worker | None, pool: str | None) -> str:
@@ -94,7 +95,7 @@ def _check_endpoints(engine_kind: str, endpoints: dict[str, Any] | None) -> None
                 errors=[FieldError("endpoints", "give engine 'openai' or leave endpoints out")],
             )
         return
-    missing = [arm for arm in ("baseline", "candidate") if not (endpoints or {}).get(arm)]
+    missing = [arm for arm in ARMS if not (endpoints or {}).get(arm)]
     if missing:
         raise DomainError(
             "the openai engine needs a baseline and a candidate endpoint",

@@ -11,7 +11,6 @@ from plotly.subplots import make_subplots
 
 from benchmarks_app.aggregates import QUANTILE_PROBS, sketch_quantile
 from dashboard_app.charts.style import (
-    ARMS,
     METRIC_LABELS,
     by_level,
     layout,
@@ -19,9 +18,9 @@ from dashboard_app.charts.style import (
     level_text,
     line_style,
     log_level_axis,
-    no_data,
-    to_dict,
 )
+from specpact.plotting import no_data, to_dict
+from worker.spec import ARMS
 
 Aggregates = Sequence[Mapping[str, Any]]
 

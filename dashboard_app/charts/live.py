@@ -8,7 +8,8 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from dashboard_app.charts.style import OKABE_ITO, layout, no_data, to_dict
+from dashboard_app.charts.style import layout
+from specpact.plotting import OKABE_ITO, no_data, to_dict
 
 
 def acceptance_over_time(

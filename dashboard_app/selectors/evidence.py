@@ -21,8 +21,7 @@ from dashboard_app.selectors.figure_cache import cached_figure_groups
 from dashboard_app.selectors.verdict import verdict_at_a_glance
 from releases_app.choices import ReleaseState
 from releases_app.models import Release
-
-ARMS = ("baseline", "candidate")
+from worker.spec import ARMS
 
 
 def lane_aggregates(runs: list[Run]) -> dict[str, dict[str, list[dict[str, Any]]]]:

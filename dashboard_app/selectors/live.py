@@ -18,8 +18,8 @@ from dashboard_app.charts.live import acceptance_over_time
 from live_app.models import AcceptanceAlert, AcceptanceSample, Endpoint
 from live_app.selectors import benchmark_acceptance, endpoints_of
 from live_app.services.release_runs import expectation
-from live_app.services.runs import ARMS
 from releases_app.models import Release
+from worker.spec import ARMS
 
 DRIFTED = "drifted"
 

@@ -9,6 +9,7 @@ the engine's vocabulary (`num_speculative_tokens: 5` in the contract, `3` on the
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -18,7 +19,7 @@ from contracts_app.document.adapters.llamacpp import spec_type
 from contracts_app.document.adapters.vllm import speculative_config
 from contracts_app.document.engines import KNOWLEDGE, asset_role
 from live_app.conformance.fetch import Fetched, Fetcher
-from live_app.prometheus import Sample, label_values, parse_samples, total
+from worker.harness.acceptance.prometheus import Metrics, parse
 
 # Paths of the contract a probe holds against the engine where the engine says them.
 METHOD = "speculation.method"
@@ -117,32 +118,43 @@ def _named(engine: str, fragment: str) -> str:
     return next(n for n in _metric_names(engine) if fragment in n)
 
 
-def _counters_from(engine: str, samples: list[Sample]) -> Counters | None:
-    draft = total(samples, _named(engine, "num_draft_tokens"))
-    accepted = total(samples, _named(engine, "num_accepted_tokens_total"))
-    drafts = total(samples, _named(engine, "num_drafts"))
+def _total(metrics: Metrics, name: str) -> float | None:
+    """`name` summed over its series, a counter written with or without `_total`; None when
+    the server exposes no such metric."""
+    bare = name.removesuffix("_total")
+    found = [t for n in dict.fromkeys((name, bare, bare + "_total")) if (t := metrics.total(n)) is not None]
+    return math.fsum(found) if found else None
+
+
+def _label_values(metrics: Metrics, name: str, label: str) -> set[str]:
+    names = dict.fromkeys((name, name.removesuffix("_total") + "_total"))
+    return {value for n in names for value in metrics.by_label(n, label)}
+
+
+def _counters_from(engine: str, samples: Metrics) -> Counters | None:
+    draft = _total(samples, _named(engine, "num_draft_tokens"))
+    accepted = _total(samples, _named(engine, "num_accepted_tokens_total"))
+    drafts = _total(samples, _named(engine, "num_drafts"))
     if draft is None or accepted is None:
         return None
     return Counters(f"{engine} /metrics", draft, accepted, drafts)
 
 
-def _positions(engine: str, samples: list[Sample]) -> int | None:
-    values = label_values(samples, _named(engine, "per_pos"), "position")
+def _positions(engine: str, samples: Metrics) -> int | None:
+    values = _label_values(samples, _named(engine, "per_pos"), "position")
     return len(values) if values else None
 
 
-def _metrics(
-    engine: str, reading: _Reading, fetcher: Fetcher, base: str, metrics_url: str
-) -> list[Sample] | None:
+def _metrics(engine: str, reading: _Reading, fetcher: Fetcher, base: str, metrics_url: str) -> Metrics | None:
     fetched = fetcher.get(metrics_url or base, "" if metrics_url else "/metrics", want_json=False)
     reading.keep("metrics", fetched)
     if not fetched.ok:
         return None
-    samples = parse_samples(fetched.text)
+    samples = parse(fetched.text)
     # An engine's /metrics always carries its own metrics (the generation-token counter at
     # least); a page without any is not that engine's, and proves nothing about speculation.
     prefix = _metric_names(engine)[0].split(":")[0].split("_")[0]
-    if not any(s.name.startswith(prefix) for s in samples):
+    if not any(name.startswith(prefix) for name in samples.samples):
         reading.evidence["metrics"]["failure"] = f"no {prefix} metrics on the page"
         reading.failures.append(f"{fetched.url}: no {prefix} metrics on the page")
         return None
@@ -270,8 +282,8 @@ def _tgi(doc: ContractDocument, r: _Reading, f: Fetcher, base: str, metrics_url:
     samples = _metrics("tgi", r, f, base, metrics_url)
     name = _named("tgi", "skipped")
     if samples is not None and doc.speculation.num_speculative_tokens:
-        accepted = total(samples, name + "_sum")
-        steps = total(samples, name + "_count")
+        accepted = _total(samples, name + "_sum")
+        steps = _total(samples, name + "_count")
         if accepted is not None and steps is not None:
             # Drafted = steps × the contract's --speculate N: TGI does not say its N.
             n = doc.speculation.num_speculative_tokens

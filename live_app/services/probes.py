@@ -136,7 +136,7 @@ def _store(endpoint: Endpoint, expected: Expected, outcome: Outcome, who: Actor,
         if before != outcome.state:
             audit_record(
                 actor=who,
-                action="endpoint.state_changed",
+                action="drift.state_changed",
                 obj_type="endpoint",
                 obj_id=locked.pk,
                 route=locked.route,

@@ -18,8 +18,10 @@ from live_app.choices import ProbeState
 from live_app.models import Endpoint, Probe
 from live_app.services.probes import endpoints_probe
 from specpact.errors import Conflict, DomainError, FieldError
+from worker import spec
 
-ARMS = ("baseline", "candidate")
+# worker.spec's, as plain names: the live services key their dicts by str.
+ARMS: tuple[str, ...] = spec.ARMS
 
 
 def endpoint_named(route: Route, name: Any, arm: str) -> Endpoint:

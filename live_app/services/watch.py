@@ -25,6 +25,7 @@ from releases_app.models import Release
 from releases_app.services import release_create
 from releases_app.services.rollback import rollback_target
 from specpact.errors import DomainError
+from worker.harness.acceptance.deltas import Restarted, counter_deltas
 
 WATCH_USERNAME = "specpact-watch"
 
@@ -48,13 +49,14 @@ def _window(previous: AcceptanceSample | None, counters: Counters) -> dict[str, 
     out: dict[str, Any] = {"reset": False}
     if previous is None or previous.draft_tokens is None or counters.draft_tokens is None:
         return out
-    if counters.draft_tokens < previous.draft_tokens or (counters.accepted_tokens or 0) < (
-        previous.accepted_tokens or 0
-    ):
+    got = counter_deltas(
+        {"drafted": previous.draft_tokens, "accepted": previous.accepted_tokens},
+        {"drafted": counters.draft_tokens, "accepted": counters.accepted_tokens},
+    )
+    if isinstance(got, Restarted):
         out["reset"] = True
         return out
-    drafted = counters.draft_tokens - previous.draft_tokens
-    accepted = (counters.accepted_tokens or 0) - (previous.accepted_tokens or 0)
+    drafted, accepted = got["drafted"], got["accepted"]
     out["window_draft_tokens"] = drafted
     if drafted > 0:
         out["window_acceptance_rate"] = accepted / drafted
@@ -146,7 +148,7 @@ def alert_raise(
         )
         audit_record(
             actor=actor,
-            action="endpoint.acceptance_alert",
+            action="acceptance.alert_raised",
             obj_type="endpoint",
             obj_id=endpoint.pk,
             route=route,

@@ -10,8 +10,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from specpact.errors import DomainError, FieldError
-
-ARMS = ("baseline", "candidate")
+from worker.spec import ARMS
 
 
 class ReleaseEndpoints(Protocol):

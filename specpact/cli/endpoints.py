@@ -8,12 +8,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from contracts_app.document.engines import SERVER_ENGINES
 from specpact.cli.client import ApiError, Client
 from specpact.cli.exit_codes import FAILED, INVALID, OK, UNREACHABLE
 from specpact.cli.online import _guarded
 from specpact.cli.output import emit, note
 
-ENGINES = ["vllm", "sglang", "tgi", "llamacpp"]
+ENGINES = list(SERVER_ENGINES)
 
 PROBE_EXIT = {"conforms": OK, "drifted": FAILED, "unknown": UNREACHABLE}
 

@@ -91,7 +91,7 @@ def test_a_drop_below_the_floor_alerts_and_proposes_a_rollback_that_needs_an_app
     alert = AcceptanceAlert.objects.get()
     assert alert.state == "proposed" and alert.live_rate == 0.0
     assert alert.benchmark_rate == pytest.approx(reference)
-    assert AuditEvent.objects.filter(action="endpoint.acceptance_alert", object_id=str(endpoint.pk)).exists()
+    assert AuditEvent.objects.filter(action="acceptance.alert_raised", object_id=str(endpoint.pk)).exists()
 
     proposal = Release.objects.get(pk=alert.release_id)
     assert proposal.proposed_by.username == WATCH_USERNAME

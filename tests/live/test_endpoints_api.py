@@ -50,10 +50,10 @@ def test_a_probe_answers_with_the_result_and_a_state_change_is_audited(
     body = response.json()
     assert body["state"] == "conforms" and body["version"] == 1 and body["differences"] == []
     assert set(body) >= {"state", "differences", "unknown", "probed_at", "evidence"}
-    change = AuditEvent.objects.get(action="endpoint.state_changed")
+    change = AuditEvent.objects.get(action="drift.state_changed")
     assert change.before["state"] == "unknown" and change.after["state"] == "conforms"
     client.post(URL + "prod-eu/probe")  # the same state again: no new event
-    assert AuditEvent.objects.filter(action="endpoint.state_changed").count() == 1
+    assert AuditEvent.objects.filter(action="drift.state_changed").count() == 1
     seen = as_caller("viewer", viewer).client().get(URL + "prod-eu/")
     assert seen.json()["last_probe"]["state"] == "conforms"
     assert as_caller("viewer", viewer).client().post(URL + "prod-eu/probe").status_code == 403

@@ -24,7 +24,7 @@ from typing import Any
 from worker.agent import AGENT_VERSION
 from worker.harness.plan import BenchPlan
 from worker.harness.results.result import BenchResult, WorkloadInfo
-from worker.spec import ArmName, LoadLevel, RunSpec
+from worker.spec import ARMS, ArmName, LoadLevel, RunSpec
 from worker.workloads import Conversation, Workload
 
 # (done, total, phase): phase is the harness's `Progress.phase`, "" when unchanged.
@@ -191,9 +191,9 @@ def execute(spec: RunSpec, progress: Progress, workload_file: Path | None = None
             files = _level_workloads(spec, Path(folder), source)
             for level_index, arm in spec.order():
                 run_piece(arm, [level_index], files[level_index], True)
-    arms = {arm: merge_arm(pieces[arm]).model_dump(mode="json") for arm in ("baseline", "candidate")}
+    arms = {arm: merge_arm(pieces[arm]).model_dump(mode="json") for arm in ARMS}
     if spec.workload.digest is not None:
-        for arm in ("baseline", "candidate"):
+        for arm in ARMS:
             arms[arm]["workload"] = _whole_workload(spec, source, [r for _, r in pieces[arm]])
     return {
         "spec_version": spec.spec_version,

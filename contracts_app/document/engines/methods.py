@@ -24,6 +24,10 @@ Method = Literal[
 AssetRole = Literal["draft", "eagle_head", "medusa_heads", "mlp_speculator", "mtp_assistant"]
 
 ENGINES: tuple[str, ...] = ("vllm", "tgi", "sglang", "llamacpp", "transformers")
+# The engines that serve an OpenAI-compatible HTTP API (a live endpoint, a server the worker
+# launches); transformers runs inside the worker. The worker, which cannot import the
+# format, spells them again as its `ServerKind` (worker/harness/plan.py); a test holds the two equal.
+SERVER_ENGINES: tuple[str, ...] = ("vllm", "sglang", "tgi", "llamacpp")
 METHODS: tuple[str, ...] = (
     "none",
     "draft_model",

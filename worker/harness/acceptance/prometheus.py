@@ -4,6 +4,10 @@ Engines export one series per label set: vLLM a counter per engine (its data-par
 ranks) and per draft `position`, SGLang a gauge per `dp_rank`. Readers need both the sum
 over series and one label's breakdown, so nothing is dropped here. Sample names are kept
 as written (a counter's `_total`, a histogram's `_sum`/`_count`).
+
+The worker reads the engine it benchmarks; the control plane's conformance probe reads a
+live endpoint with the same parser, so what a server may make it do is bounded: non-finite
+values are skipped (no counter is infinite) and at most `max_samples` samples are kept.
 """
 
 from __future__ import annotations
@@ -60,9 +64,11 @@ class Metrics:
         return self.samples.get(name, {})
 
 
-def parse(text: str) -> Metrics:
-    """Every well-formed sample of `text`; comments and malformed lines are skipped."""
+def parse(text: str, *, max_samples: int = 100_000) -> Metrics:
+    """Every well-formed sample of `text`, at most `max_samples`; comments, malformed
+    lines and non-finite values are skipped."""
     metrics = Metrics()
+    kept = 0
     for line in text.splitlines():
         if not line.strip() or line.lstrip().startswith("#"):
             continue
@@ -74,7 +80,10 @@ def parse(text: str) -> Metrics:
             value = float(m.group(3))
         except ValueError:
             continue
-        if labels is None or math.isnan(value):
+        if labels is None or not math.isfinite(value):
             continue
         metrics.samples.setdefault(m.group(1), {})[labels] = value
+        kept += 1
+        if kept >= max_samples:
+            break
     return metrics

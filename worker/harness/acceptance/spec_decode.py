@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from worker.harness.acceptance.deltas import Restarted, counter_deltas
 from worker.harness.acceptance.prometheus import Metrics
 from worker.harness.results.speculation import SpeculationNotReported, SpeculationReported
 
@@ -45,13 +46,10 @@ def _per_position(before: Metrics, after: Metrics, name: str) -> list[int] | str
         positions = sorted(int(p) for p in got)
     except ValueError:
         return f"{name} has a non-numeric position label"
-    deltas = []
-    for pos in range(positions[-1] + 1):
-        delta = got.get(str(pos), 0.0) - had.get(str(pos), 0.0)
-        if delta < 0:
-            return f'{name}{{position="{pos}"}} went backwards'
-        deltas.append(round(delta))
-    return deltas
+    deltas = counter_deltas(had, {str(pos): got.get(str(pos), 0.0) for pos in range(positions[-1] + 1)})
+    if isinstance(deltas, Restarted):
+        return f'{name}{{position="{deltas.counter}"}} went backwards'
+    return [round(delta) for delta in deltas.values()]
 
 
 def difference(before: Metrics | None, after: Metrics | None, n: CounterNames, source: str) -> Reading:
@@ -64,14 +62,13 @@ def difference(before: Metrics | None, after: Metrics | None, n: CounterNames, s
         return SpeculationNotReported(reason="/metrics could not be read before and after the level")
     if any(name not in after for name in n.totals()):
         return SpeculationNotReported(reason=f"no {n.drafts} counter (speculation off, or metrics disabled)")
-    delta = {}
-    for name in n.totals():
-        value = (after.total(name) or 0.0) - (before.total(name) or 0.0)
-        if value < 0:
-            return SpeculationNotReported(
-                reason=f"{name} went backwards during the level (the engine restarted): its counts are lost"
-            )
-        delta[name] = round(value)
+    got = counter_deltas({k: before.total(k) for k in n.totals()}, {k: after.total(k) for k in n.totals()})
+    if isinstance(got, Restarted):
+        return SpeculationNotReported(
+            reason=f"{got.counter} went backwards during the level (the engine restarted): "
+            "its counts are lost"
+        )
+    delta = {name: round(value) for name, value in got.items()}
     drafts, drafted, accepted = (delta[name] for name in n.totals())
     if drafts <= 0 or drafted <= 0:
         return SpeculationNotReported(reason="no drafts were made during the level")

@@ -14,6 +14,7 @@ acceptance rate here, only the mean acceptance length.
 
 from __future__ import annotations
 
+from worker.harness.acceptance.deltas import Restarted, counter_deltas
 from worker.harness.acceptance.prometheus import Metrics
 from worker.harness.results.speculation import SpeculationNotReported, SpeculationReported
 
@@ -28,12 +29,13 @@ def from_metrics(
         return SpeculationNotReported(reason="/metrics could not be read before and after the level")
     if f"{SKIPPED}_count" not in after or f"{SKIPPED}_sum" not in after:
         return SpeculationNotReported(reason=f"no {SKIPPED} histogram in TGI's /metrics")
-    steps = (after.total(f"{SKIPPED}_count") or 0.0) - (before.total(f"{SKIPPED}_count") or 0.0)
-    skipped = (after.total(f"{SKIPPED}_sum") or 0.0) - (before.total(f"{SKIPPED}_sum") or 0.0)
-    if steps < 0 or skipped < 0:
+    names = (f"{SKIPPED}_count", f"{SKIPPED}_sum")
+    got = counter_deltas({k: before.total(k) for k in names}, {k: after.total(k) for k in names})
+    if isinstance(got, Restarted):
         return SpeculationNotReported(
             reason=f"{SKIPPED} went backwards during the level (the server restarted): its counts are lost"
         )
+    steps, skipped = (got[k] for k in names)
     if steps == 0:
         return SpeculationNotReported(reason="TGI recorded no generation steps during the level")
     return SpeculationReported(mean_acceptance_length=1 + skipped / steps, source=SOURCE)

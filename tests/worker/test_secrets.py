@@ -1,0 +1,51 @@
+"""worker/secrets.py, the one reader of a secret reference, used by the worker and the
+control plane with their own fences."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from worker.secrets import SecretUnavailable, read_secret
+
+
+def _read(ref: dict[str, str], dirs: list[Path] | None = None, environ: dict[str, str] | None = None) -> str:
+    return read_secret(
+        ref,
+        env_prefix="ACME_",
+        secret_dirs=dirs or [],
+        environ=environ or {},
+        reader="the reader",
+        dirs_setting="ACME_DIRS",
+    )
+
+
+def test_a_variable_is_read_only_with_the_prefix() -> None:
+    environ = {"ACME_TOKEN": "tok", "SECRET_KEY": "own"}
+    assert _read({"env": "ACME_TOKEN"}, environ=environ) == "tok"
+    with pytest.raises(SecretUnavailable, match="the reader reads only variables named ACME_"):
+        _read({"env": "SECRET_KEY"}, environ=environ)
+    with pytest.raises(SecretUnavailable, match="ACME_GONE is not set on the reader: set ACME_GONE"):
+        _read({"env": "ACME_GONE"}, environ=environ)
+
+
+def test_a_file_is_read_only_under_the_directories_and_up_to_4_kib(tmp_path: Path) -> None:
+    (tmp_path / "ok").write_text("tok-file\n")
+    (tmp_path / "big").write_text("x" * 4097)
+    (tmp_path / "two").write_text("tok\nX-Injected: 1")
+    dirs = [tmp_path]
+    assert _read({"file": str(tmp_path / "ok")}, dirs) == "tok-file"
+    with pytest.raises(SecretUnavailable, match="only under ACME_DIRS \\(not set\\)"):
+        _read({"file": str(tmp_path / "ok")})
+    with pytest.raises(SecretUnavailable, match="only under ACME_DIRS"):
+        _read({"file": str(tmp_path / ".." / "ok")}, dirs)
+    with pytest.raises(SecretUnavailable, match="empty or longer than 4 KiB"):
+        _read({"file": str(tmp_path / "big")}, dirs)
+    with pytest.raises(SecretUnavailable, match="line break"):
+        _read({"file": str(tmp_path / "two")}, dirs)
+
+
+def test_a_reference_of_another_kind_is_refused() -> None:
+    with pytest.raises(SecretUnavailable, match='"env": NAME'):
+        _read({"vault": "x"})
