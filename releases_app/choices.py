@@ -32,6 +32,10 @@ OPEN_STATES: tuple[str, ...] = (
 )
 
 
+# A release proposed with live endpoints names one per arm (`Release.endpoints`).
+ARMS: tuple[str, ...] = ("baseline", "candidate")
+
+
 class GateVerdict(models.TextChoices):
     PASS = "pass", "pass"
     MARGINAL = "marginal", "marginal"
