@@ -177,8 +177,8 @@ def _stop_benchmark(release: Release, actor: Actor, reason: str) -> None:
 
 
 def _release_close(
-    release: Release | int,
     *,
+    release: Release | int,
     actor: Actor | Any,
     reason: str,
     expected_lock: int | None,
@@ -211,7 +211,7 @@ def release_reject(
     request_id: str = "",
 ) -> Release:
     return _release_close(
-        release, actor=actor, reason=reason, expected_lock=expected_lock, request_id=request_id,
+        release=release, actor=actor, reason=reason, expected_lock=expected_lock, request_id=request_id,
         role="approver", check=check_may_reject, transition="reject", kind=DecisionKind.REJECT,
     )  # fmt: skip
 
@@ -226,6 +226,6 @@ def release_cancel(
 ) -> Release:
     """The proposer (an operator) or any approver may withdraw an open release."""
     return _release_close(
-        release, actor=actor, reason=reason, expected_lock=expected_lock, request_id=request_id,
+        release=release, actor=actor, reason=reason, expected_lock=expected_lock, request_id=request_id,
         role="operator", check=check_may_cancel, transition="cancel", kind=DecisionKind.CANCEL,
     )  # fmt: skip

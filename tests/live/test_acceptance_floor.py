@@ -49,8 +49,9 @@ def endpoint(route_v1: Route) -> Endpoint:
 
 
 def _raise(endpoint: Endpoint) -> AcceptanceAlert:
-    return alert_raise(endpoint=endpoint, version=endpoint.route.active_version, trigger=TRIGGER,
-                       reference=0.6, live=0.1)  # fmt: skip
+    version = endpoint.route.active_version
+    assert version is not None
+    return alert_raise(endpoint=endpoint, version=version, trigger=TRIGGER, reference=0.6, live=0.1)
 
 
 def test_the_drop_is_answered_after_commit_and_only_once(endpoint: Endpoint) -> None:
