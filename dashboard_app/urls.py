@@ -10,15 +10,4 @@ urlpatterns = [
     path("routes/<str:slug>/card.md", card.route_card_markdown, name="route-card-md"),
     path("releases/<int:release_id>/", releases.release_detail, name="release-detail"),
     path("releases/<int:release_id>/evidence/progress", releases.release_progress, name="release-progress"),
-    # Two segments: releases_app's `releases/<id>/<action>` would take `…/benchmark`.
-    path(
-        "releases/<int:release_id>/endpoints/benchmark",
-        releases.release_benchmark,
-        name="release-benchmark-endpoints",
-    ),
-    path(
-        "releases/<int:release_id>/endpoints/point-candidate",
-        releases.release_point_candidate,
-        name="release-point-candidate",
-    ),
 ]

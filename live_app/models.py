@@ -1,7 +1,9 @@
 """A route's live endpoints, their conformance probes and acceptance samples, and alerts.
 
-An endpoint names what it should serve (`expects`): `active` (the route's active version,
-whatever it is when probed) or `release:<id>` (that release's candidate). Its auth header
+An endpoint names what it should serve (`expects`, grammar in `live_app.expects`): `active`
+(the route's active version, whatever it is when probed) or `release:<id>` (that release's
+candidate, stored with it as `expected_version` by releases_app, which owns the rule that
+an endpoint may expect only an open release of its route). Its auth header
 is a *reference* to a secret on the control plane (`{"env": NAME}` or `{"file": PATH}`),
 resolved only when a probe is sent: the secret itself is never stored or shown.
 """
@@ -13,6 +15,7 @@ from django.core.validators import RegexValidator
 from django.db import models
 
 from live_app.choices import AlertState, EndpointEngine, ProbeState
+from live_app.expects import Expects
 
 ENDPOINT_NAME_PATTERN = r"^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$"
 ENDPOINT_NAME_VALIDATOR = RegexValidator(
@@ -27,6 +30,11 @@ class Endpoint(models.Model):
     metrics_url = models.CharField(max_length=2048, blank=True)
     engine = models.CharField(max_length=16, choices=EndpointEngine.choices)
     expects = models.CharField(max_length=40, help_text="active, or release:<id>")
+    # For `release:<id>`, the release's candidate (what a probe holds the engine against);
+    # None for `active`, which is read from the route when probed.
+    expected_version = models.ForeignKey(
+        "contracts_app.ContractVersion", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     # {"env": NAME} or {"file": PATH}, optionally {"header": "Authorization", "scheme": "Bearer"}.
     auth_ref = models.JSONField(null=True, blank=True)
     state = models.CharField(max_length=16, choices=ProbeState.choices, default=ProbeState.UNKNOWN)
@@ -46,10 +54,13 @@ class Endpoint(models.Model):
         return f"{self.route_id}/{self.name}"
 
     @property
+    def expectation(self) -> Expects:
+        return Expects.parse(self.expects) or Expects()
+
+    @property
     def expected_release_id(self) -> int | None:
         """The release whose candidate it should serve (`release:<id>`), or None (`active`)."""
-        kind, _, number = self.expects.partition(":")
-        return int(number) if kind == "release" and number.isdigit() else None
+        return self.expectation.release_id
 
 
 class Probe(models.Model):
@@ -111,6 +122,8 @@ class AcceptanceAlert(models.Model):
     benchmark_rate = models.FloatField()
     min_ratio = models.FloatField()
     windows = models.PositiveIntegerField()
+    # The rollback release proposed for the drop: written by releases_app, which answers
+    # the watch's `acceptance_dropped` signal (live_app never reads releases).
     release = models.ForeignKey(
         "releases_app.Release", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db.models import QuerySet
 
 from benchmarks_app.models import RunResult
 from contracts_app.models import ContractVersion, Route
 from live_app.models import Endpoint
-from releases_app.choices import ReleaseState
 
-APPROVED_STATES = (
-    ReleaseState.APPROVED,
-    ReleaseState.ACTIVE,
-    ReleaseState.ROLLED_BACK,
-    ReleaseState.SUPERSEDED,
-)
+# A release's states once an approver approved it (releases_app.choices.ReleaseState, read
+# through the run's release without importing releases_app, which sits above live_app;
+# tests/live/test_acceptance_floor.py holds the two equal).
+APPROVED_STATES = ("approved", "active", "rolled_back", "superseded")
 
 
 def endpoints_of(route: Route) -> QuerySet[Endpoint]:
@@ -38,3 +37,17 @@ def benchmark_acceptance(version: ContractVersion) -> float | None:
         if isinstance((level.get("scalars") or {}).get("acceptance_rate"), (int, float))
     ]
     return sum(rates) / len(rates) if rates else None
+
+
+def acceptance_trigger(version: ContractVersion) -> dict[str, Any] | None:
+    """The contract's `acceptance_drop` rollback trigger, if it has one."""
+    triggers = (version.document.get("rollback") or {}).get("triggers") or []
+    return next((t for t in triggers if t.get("kind") == "acceptance_drop"), None)
+
+
+def acceptance_floor(version: ContractVersion, reference: float | None) -> float | None:
+    """The live acceptance below which a window counts against `version`: its trigger's
+    `min_ratio` × what its benchmark measured (`reference`); None without either. The
+    watch and the live chart draw the same line."""
+    trigger = acceptance_trigger(version)
+    return float(trigger["min_ratio"]) * reference if trigger and reference else None

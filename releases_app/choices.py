@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 from django.db import models
 
+from worker import spec
+
 
 class ReleaseState(models.TextChoices):
     PROPOSED = "proposed", "proposed"
@@ -30,6 +32,10 @@ OPEN_STATES: tuple[str, ...] = (
     ReleaseState.AWAITING_REVIEW,
     ReleaseState.APPROVED,
 )
+
+
+# A release proposed with live endpoints names one per arm (`Release.endpoints`).
+ARMS: tuple[str, ...] = spec.ARMS  # the one definition is the run spec's
 
 
 class GateVerdict(models.TextChoices):

@@ -7,6 +7,8 @@ from typing import Any
 from django.dispatch import receiver
 
 from benchmarks_app.signals import run_finished
+from live_app.signals import acceptance_dropped
+from releases_app.services.acceptance_drop import release_propose_for_drop
 from releases_app.services.gate_verdict import release_conclude_quietly
 
 
@@ -14,3 +16,8 @@ from releases_app.services.gate_verdict import release_conclude_quietly
 def conclude_on_run_finished(sender: Any, *, run_id: int, release_id: int | None, **_: Any) -> None:
     if release_id is not None:
         release_conclude_quietly(release_id=release_id)
+
+
+@receiver(acceptance_dropped, dispatch_uid="releases_app.propose_rollback_on_acceptance_drop")
+def propose_rollback_on_acceptance_drop(sender: Any, *, alert_id: int, **_: Any) -> None:
+    release_propose_for_drop(alert_id=alert_id)

@@ -4,6 +4,7 @@ from typing import Any
 
 from accounts_app.permissions import scope_queryset
 from audit_app.models import AuditEvent, AuditEventQuerySet
+from live_app.expects import Expects
 from releases_app.choices import ReleaseState
 from releases_app.models import Decision, Release
 from releases_app.models.releases import ReleaseQuerySet
@@ -38,14 +39,20 @@ def release_timeline(release: Release) -> AuditEventQuerySet:
     return AuditEvent.objects.for_object("release", release.pk).select_related("actor").order_by("id")
 
 
+def arm_expectation(arm: str, release: Release) -> Expects:
+    """What an arm's endpoint must expect for the release's benchmark to start."""
+    return Expects() if arm == "baseline" else Expects.of_release(release.pk)
+
+
 def release_waiting_for_endpoints(release: Release) -> str | None:
     """What a release proposed with live endpoints waits for, in words (and why it was last
     refused); None once it is benchmarked, or for a release on launched engines."""
     if release.state != ReleaseState.PROPOSED or not release.endpoints:
         return None
     baseline, candidate = release.endpoints["baseline"], release.endpoints["candidate"]
+    wants = arm_expectation("candidate", release)
     words = (
-        f"its endpoints: {candidate} must expect release:{release.pk} (once the candidate is deployed "
+        f"its endpoints: {candidate} must expect {wants} (once the candidate is deployed "
         f"there, register it so, or PATCH its expects) and {baseline} the active version; then POST "
         f"/api/v1/releases/{release.pk}/benchmark probes both and starts the benchmark"
     )

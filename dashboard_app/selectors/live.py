@@ -16,10 +16,10 @@ from contracts_app.models import Route
 from dashboard_app.charts import figure_json
 from dashboard_app.charts.live import acceptance_over_time
 from live_app.models import AcceptanceAlert, AcceptanceSample, Endpoint
-from live_app.selectors import benchmark_acceptance, endpoints_of
-from live_app.services.release_runs import expectation
+from live_app.selectors import acceptance_floor, benchmark_acceptance, endpoints_of
+from releases_app.choices import ARMS
 from releases_app.models import Release
-from worker.spec import ARMS
+from releases_app.selectors import arm_expectation
 
 DRIFTED = "drifted"
 
@@ -85,9 +85,7 @@ def endpoint_rows(route: Route) -> list[EndpointRow]:
             if version is not None and version.pk not in references:
                 references[version.pk] = benchmark_acceptance(version)
             reference = references.get(version.pk) if version else None
-            triggers = ((version.document.get("rollback") or {}).get("triggers") or []) if version else []
-            trigger = next((t for t in triggers if t.get("kind") == "acceptance_drop"), None)
-            floor = float(trigger["min_ratio"]) * reference if trigger and reference else None
+            floor = acceptance_floor(version, reference) if version else None
             chart = figure_json(
                 acceptance_over_time(
                     name=endpoint.name,
@@ -139,5 +137,5 @@ def release_endpoint_arms(release: Release) -> list[ReleaseArm]:
     for arm, name in zip(ARMS, names, strict=True):
         endpoint = found.get(name or "")
         words = state_words(endpoint) if endpoint else f"{name} is not registered on {release.route.slug}"
-        arms.append(ReleaseArm(arm, str(name), expectation(arm, release), endpoint, words))
+        arms.append(ReleaseArm(arm, str(name), str(arm_expectation(arm, release)), endpoint, words))
     return arms

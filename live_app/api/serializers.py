@@ -37,13 +37,6 @@ class LiveEndpointPatchIn(serializers.Serializer[Any]):
     auth = serializers.JSONField(required=False, allow_null=True, help_text="a secret reference, or null")
 
 
-class ReleaseBenchmarkIn(serializers.Serializer[Any]):
-    """Both optional: the endpoints named at proposal are used, or these replace them."""
-
-    baseline = serializers.CharField(max_length=40, required=False, help_text="serves the active version")
-    candidate = serializers.CharField(max_length=40, required=False, help_text="expects release:<id>")
-
-
 class EndpointBenchmarkIn(serializers.Serializer[Any]):
     baseline = serializers.CharField(
         max_length=40, help_text="the endpoint serving the baseline, e.g. prod-eu"

@@ -2,7 +2,6 @@
 
 from live_app.services.endpoints import endpoint_create, endpoint_delete, endpoint_policy, endpoint_update
 from live_app.services.probes import endpoint_probe, expected_version
-from live_app.services.release_runs import release_benchmark_endpoints
 from live_app.services.runs import endpoints_run_create
 from live_app.services.watch import acceptance_record, alert_raise, watch_actor
 
@@ -16,6 +15,5 @@ __all__ = [
     "endpoint_update",
     "endpoints_run_create",
     "expected_version",
-    "release_benchmark_endpoints",
     "watch_actor",
 ]

@@ -1,4 +1,9 @@
-"""Registering, changing and deleting a route's endpoints."""
+"""Registering, changing and deleting a route's endpoints.
+
+An endpoint expecting `release:<id>` is written with that release's candidate
+(`expected_version`): releases_app checks the release is open on the route and passes
+the version (`releases_app.services.endpoints`); without one, the release is refused here
+as not open, since live_app can't see releases."""
 
 from __future__ import annotations
 
@@ -11,15 +16,13 @@ from django.db import IntegrityError, transaction
 from accounts_app.permissions import ensure_route_access, require_role
 from audit_app.actors import Actor, as_actor
 from audit_app.services import audit_record
-from contracts_app.models import Route
+from contracts_app.models import ContractVersion, Route
 from live_app.choices import EndpointEngine, ProbeState
+from live_app.expects import Expects
 from live_app.models import ENDPOINT_NAME_PATTERN, Endpoint
 from live_app.secrets import check_reference, shown_reference
-from releases_app.models import Release
 from specpact.errors import Conflict, DomainError, FieldError, NotFound
 from specpact.outbound import OutboundFailed, OutboundPolicy, OutboundRefused, check_url, parse_networks
-
-_EXPECTS = re.compile(r"^(?:active|release:([1-9][0-9]{0,17}))$")
 
 
 def endpoint_policy() -> OutboundPolicy:
@@ -48,15 +51,15 @@ def check_engine(engine: Any) -> str:
     return str(engine)
 
 
-def check_expects(route: Route, expects: Any) -> str:
-    match = _EXPECTS.match(expects) if isinstance(expects, str) else None
-    if match is None:
+def check_expects(route: Route, expects: Any, version: ContractVersion | None) -> Expects:
+    """The grammar; for `release:<id>`, the candidate version releases_app found for an
+    open release of the route (None: there is none)."""
+    parsed = Expects.parse(expects)
+    if parsed is None:
         raise _invalid("expects", "active, or release:<id> (an open release of this route)")
-    if match.group(1):
-        release = Release.objects.open().filter(route=route, pk=int(match.group(1))).first()
-        if release is None:
-            raise _invalid("expects", f"{route.slug!r} has no open release {match.group(1)}")
-    return str(expects)
+    if parsed.release_id is not None and version is None:
+        raise _invalid("expects", f"{route.slug!r} has no open release {parsed.release_id}")
+    return parsed
 
 
 def endpoint_snapshot(endpoint: Endpoint) -> dict[str, Any]:
@@ -77,6 +80,7 @@ def endpoint_create(
     base_url: Any,
     engine: Any,
     expects: Any = "active",
+    expected_version: ContractVersion | None = None,
     metrics_url: Any = "",
     auth: Any = None,
     actor: Actor | Any,
@@ -96,7 +100,7 @@ def endpoint_create(
     check_engine(engine)
     base = check_endpoint_url(base_url, "base_url")
     metrics = check_endpoint_url(metrics_url, "metrics_url") if metrics_url not in (None, "") else ""
-    expected = check_expects(route_obj, expects)
+    expected = check_expects(route_obj, expects, expected_version)
     ref = check_reference(auth)
     with transaction.atomic():
         try:
@@ -107,7 +111,8 @@ def endpoint_create(
                     base_url=base,
                     metrics_url=metrics,
                     engine=engine,
-                    expects=expected,
+                    expects=str(expected),
+                    expected_version=None if expected.is_active else expected_version,
                     auth_ref=ref,
                     created_by=who.user,
                 )
@@ -135,6 +140,7 @@ def endpoint_update(
     base_url: Any = _UNSET,
     engine: Any = _UNSET,
     expects: Any = _UNSET,
+    expected_version: ContractVersion | None = None,
     metrics_url: Any = _UNSET,
     auth: Any = _UNSET,
     request_id: str = "",
@@ -154,7 +160,9 @@ def endpoint_update(
     if engine is not _UNSET:
         changes["engine"] = check_engine(engine)
     if expects is not _UNSET:
-        changes["expects"] = check_expects(endpoint.route, expects)
+        parsed = check_expects(endpoint.route, expects, expected_version)
+        changes["expects"] = str(parsed)
+        changes["expected_version"] = None if parsed.is_active else expected_version
     if auth is not _UNSET:
         changes["auth_ref"] = check_reference(auth)
     with transaction.atomic():

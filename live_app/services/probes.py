@@ -24,7 +24,6 @@ from live_app.models import Endpoint, Probe
 from live_app.secrets import SecretUnavailable, resolve
 from live_app.services.endpoints import endpoint_policy
 from live_app.services.watch import acceptance_record
-from releases_app.models import Release
 from specpact.errors import NotFound
 from specpact.outbound import OutboundRefused
 
@@ -36,17 +35,17 @@ class Expected:
 
 
 def expected_version(endpoint: Endpoint) -> Expected:
-    """`active` → the route's active version now; `release:<id>` → that release's candidate."""
+    """`active` → the route's active version now; `release:<id>` → that release's candidate,
+    stored on the endpoint when it was pointed at the release."""
     route = endpoint.route
     release_id = endpoint.expected_release_id
     if release_id is None:
         if route.active_version_id is None:
             return Expected(None, f"{route.slug!r} has no active version yet")
         return Expected(ContractVersion.objects.get(pk=route.active_version_id))
-    release = Release.objects.filter(pk=release_id, route=route).select_related("candidate_version").first()
-    if release is None:
+    if endpoint.expected_version_id is None:
         return Expected(None, f"release {release_id} no longer exists")
-    return Expected(release.candidate_version)
+    return Expected(ContractVersion.objects.get(pk=endpoint.expected_version_id))
 
 
 def _read(endpoint: Endpoint, version: ContractVersion) -> Outcome:

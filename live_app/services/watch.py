@@ -1,7 +1,8 @@
 """The acceptance watch: windowed acceptance from counter deltas, held against what the
-approving benchmark measured, and an alert with a proposed rollback when the contract's
-`acceptance_drop` trigger holds for its windows. The watch proposes; it never approves or
-activates: the proposed release needs an approver like any other."""
+approving benchmark measured, and an alert when the contract's `acceptance_drop` trigger
+holds for its windows. The alert is announced (`live_app.signals.acceptance_dropped`,
+after commit); releases_app answers it by proposing the rollback release and recording it
+on the alert. Nothing here approves or activates: the proposal needs an approver."""
 
 from __future__ import annotations
 
@@ -16,15 +17,10 @@ from accounts_app.models import UserRole
 from audit_app.actors import Actor
 from audit_app.services import audit_record
 from contracts_app.models import ContractVersion
-from live_app.choices import AlertState
 from live_app.conformance import Counters
 from live_app.models import AcceptanceAlert, AcceptanceSample, Endpoint
-from live_app.selectors import benchmark_acceptance
-from releases_app.choices import ReleaseState
-from releases_app.models import Release
-from releases_app.services import release_create
-from releases_app.services.rollback import rollback_target
-from specpact.errors import DomainError
+from live_app.selectors import acceptance_floor, acceptance_trigger, benchmark_acceptance
+from live_app.signals import announce_acceptance_dropped
 from worker.harness.acceptance.deltas import Restarted, counter_deltas
 
 WATCH_USERNAME = "specpact-watch"
@@ -65,11 +61,6 @@ def _window(previous: AcceptanceSample | None, counters: Counters) -> dict[str, 
     return out
 
 
-def _trigger(version: ContractVersion) -> dict[str, Any] | None:
-    triggers = (version.document.get("rollback") or {}).get("triggers") or []
-    return next((t for t in triggers if t.get("kind") == "acceptance_drop"), None)
-
-
 def acceptance_record(
     *, endpoint: Endpoint, counters: Counters, version: ContractVersion, at: datetime
 ) -> AcceptanceSample:
@@ -77,10 +68,10 @@ def acceptance_record(
     with transaction.atomic():
         previous = AcceptanceSample.objects.filter(endpoint=endpoint).order_by("-taken_at", "-id").first()
         window = _window(previous, counters)
-        trigger = _trigger(version)
+        trigger = acceptance_trigger(version)
         reference = benchmark_acceptance(version)
         rate = window.get("window_acceptance_rate")
-        floor = float(trigger["min_ratio"]) * reference if trigger and reference else None
+        floor = acceptance_floor(version, reference)
         sample = AcceptanceSample.objects.create(
             endpoint=endpoint,
             taken_at=at,
@@ -126,8 +117,9 @@ def alert_raise(
     live: float,
     at: datetime | None = None,
 ) -> AcceptanceAlert:
-    """Record the alert and propose the rollback release (a system actor proposes; nothing
-    activates). A release already open on the route leaves the alert without a proposal."""
+    """Record the alert (by the watch's system actor) and announce the drop after commit:
+    releases_app proposes the rollback release and links it here (`alert.release`,
+    state `proposed`), or says on the alert why it proposed none (`not_proposed`)."""
     actor = watch_actor()
     route = endpoint.route
     min_ratio, windows = float(trigger["min_ratio"]), int(trigger.get("windows", 3))
@@ -163,21 +155,5 @@ def alert_raise(
             },
             reason=reason,
         )
-    active = (
-        Release.objects.filter(route=route, candidate_version=version, state=ReleaseState.ACTIVE)
-        .order_by("-id")
-        .first()
-    )
-    try:
-        if active is None:
-            raise DomainError(f"no active release of version {version.number} to roll back from", status=409)
-        with transaction.atomic():
-            target = rollback_target(route, active, actor=actor)
-            release = release_create(route=route, candidate_version=target, actor=actor, reason=reason[:1000])
-            alert.release, alert.state = release, AlertState.PROPOSED
-            alert.save(update_fields=["release", "state"])
-    except DomainError as exc:
-        alert.state = AlertState.NOT_PROPOSED
-        alert.reason = f"{reason} No rollback proposed: {exc.detail}"
-        alert.save(update_fields=["state", "reason"])
+        announce_acceptance_dropped(alert=alert)
     return alert

@@ -136,3 +136,10 @@ class ReleaseDetailSerializer(ReleaseSerializer):
         from releases_app.selectors import release_timeline
 
         return list(TimelineEventSerializer(release_timeline(release), many=True).data)
+
+
+class ReleaseBenchmarkIn(serializers.Serializer[Any]):
+    """Both optional: the endpoints named at proposal are used, or these replace them."""
+
+    baseline = serializers.CharField(max_length=40, required=False, help_text="serves the active version")
+    candidate = serializers.CharField(max_length=40, required=False, help_text="expects release:<id>")

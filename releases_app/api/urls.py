@@ -1,6 +1,6 @@
 from django.urls import path
 
-from releases_app.api import views
+from releases_app.api import endpoints, views
 
 urlpatterns = [
     path("releases/", views.ReleaseListApi.as_view(), name="api-releases"),
@@ -10,5 +10,15 @@ urlpatterns = [
     path("releases/<int:release_id>/cancel", views.ReleaseCancelApi.as_view(), name="api-release-cancel"),
     path(
         "releases/<int:release_id>/rollback", views.ReleaseRollbackApi.as_view(), name="api-release-rollback"
+    ),
+    path(
+        "releases/<int:release_id>/benchmark",
+        endpoints.ReleaseBenchmarkApi.as_view(),
+        name="api-release-benchmark",
+    ),
+    # An endpoint's writes may name a release (`expects: release:<id>`): served here.
+    path("routes/<slug:slug>/endpoints/", endpoints.EndpointListApi.as_view(), name="api-endpoints"),
+    path(
+        "routes/<slug:slug>/endpoints/<str:name>/", endpoints.EndpointDetailApi.as_view(), name="api-endpoint"
     ),
 ]

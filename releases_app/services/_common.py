@@ -13,8 +13,8 @@ from audit_app.actors import Actor
 from audit_app.services import audit_record
 from contracts_app.models import Route
 from releases_app.choices import TRANSITIONS
+from releases_app.guards import check_transition
 from releases_app.models import Release
-from releases_app.services.guards import check_transition
 from specpact.errors import Conflict, DomainError, FieldError, NotFound, PreconditionFailed
 from specpact.text import REASON_MAX, checked_text, visible_length
 

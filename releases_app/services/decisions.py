@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -13,6 +14,7 @@ from benchmarks_app.services import release_runs_cancel
 from contracts_app.models import Route
 from contracts_app.services import route_activate
 from releases_app.choices import MIN_JUSTIFICATION_LENGTH, DecisionKind, GateVerdict, ReleaseState
+from releases_app.guards import check_may_approve, check_may_cancel, check_may_reject
 from releases_app.models import Decision, Release
 from releases_app.services._common import (
     check_if_match,
@@ -21,7 +23,6 @@ from releases_app.services._common import (
     move,
     require_reason,
 )
-from releases_app.services.guards import check_may_approve, check_may_cancel, check_may_reject
 from specpact.errors import Conflict, DomainError, FieldError
 from specpact.text import JUSTIFICATION_MAX, checked_text, visible_length
 
@@ -175,6 +176,32 @@ def _stop_benchmark(release: Release, actor: Actor, reason: str) -> None:
     release_runs_cancel(release=release, actor=actor, reason=f"release {release.pk} stopped: {reason}")
 
 
+def _release_close(
+    *,
+    release: Release | int,
+    actor: Actor | Any,
+    reason: str,
+    expected_lock: int | None,
+    request_id: str,
+    role: str,
+    check: Callable[[Release, Actor], None],
+    transition: str,
+    kind: DecisionKind,
+) -> Release:
+    """Reject and cancel: the same steps, each with its role, guard and transition."""
+    who = as_actor(actor)
+    require_role(who, role)
+    reason = require_reason(reason)
+    with transaction.atomic():
+        _, locked = lock_release(release, actor=who)
+        check_if_match(locked, expected_lock)
+        check(locked, who)
+        _stop_benchmark(locked, who, reason)
+        move(locked, transition, actor=who, reason=reason, request_id=request_id)
+        record_decision(locked, kind, actor=who, reason=reason)
+    return locked
+
+
 def release_reject(
     *,
     release: Release | int,
@@ -183,17 +210,10 @@ def release_reject(
     expected_lock: int | None = None,
     request_id: str = "",
 ) -> Release:
-    who = as_actor(actor)
-    require_role(who, "approver")
-    reason = require_reason(reason)
-    with transaction.atomic():
-        _, locked = lock_release(release, actor=who)
-        check_if_match(locked, expected_lock)
-        check_may_reject(locked, who)
-        _stop_benchmark(locked, who, reason)
-        move(locked, "reject", actor=who, reason=reason, request_id=request_id)
-        record_decision(locked, DecisionKind.REJECT, actor=who, reason=reason)
-    return locked
+    return _release_close(
+        release=release, actor=actor, reason=reason, expected_lock=expected_lock, request_id=request_id,
+        role="approver", check=check_may_reject, transition="reject", kind=DecisionKind.REJECT,
+    )  # fmt: skip
 
 
 def release_cancel(
@@ -205,14 +225,7 @@ def release_cancel(
     request_id: str = "",
 ) -> Release:
     """The proposer (an operator) or any approver may withdraw an open release."""
-    who = as_actor(actor)
-    require_role(who, "operator")
-    reason = require_reason(reason)
-    with transaction.atomic():
-        _, locked = lock_release(release, actor=who)
-        check_if_match(locked, expected_lock)
-        check_may_cancel(locked, who)
-        _stop_benchmark(locked, who, reason)
-        move(locked, "cancel", actor=who, reason=reason, request_id=request_id)
-        record_decision(locked, DecisionKind.CANCEL, actor=who, reason=reason)
-    return locked
+    return _release_close(
+        release=release, actor=actor, reason=reason, expected_lock=expected_lock, request_id=request_id,
+        role="operator", check=check_may_cancel, transition="cancel", kind=DecisionKind.CANCEL,
+    )  # fmt: skip

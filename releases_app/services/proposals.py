@@ -110,7 +110,7 @@ def release_create(
             request_id=request_id,
         )
         if needs_benchmark and names:
-            pass  # waits for its endpoints: live_app's release_benchmark_endpoints starts it
+            pass  # waits for its endpoints: releases_app.services.endpoint_benchmark starts it
         elif needs_benchmark:
             _start_benchmark(release, who, request_id, endpoints=None)
         else:

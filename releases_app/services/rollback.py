@@ -12,10 +12,10 @@ from contracts_app.document import rollback_target_of, speculation_off
 from contracts_app.models import ContractVersion, Route
 from contracts_app.services import contract_version_create, route_activate
 from releases_app.choices import DecisionKind
+from releases_app.guards import check_may_rollback
 from releases_app.models import Release
 from releases_app.services._common import check_if_match, lock_release, move, require_reason
 from releases_app.services.decisions import record_decision
-from releases_app.services.guards import check_may_rollback
 from specpact.errors import Conflict
 
 

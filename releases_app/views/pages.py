@@ -21,16 +21,9 @@ from releases_app import selectors, services
 from releases_app.choices import ReleaseState
 from releases_app.filtersets import ReleaseFilterSet
 from releases_app.forms import ApproveForm, DecisionForm, ProposeForm
-from releases_app.models import Release
-from specpact.errors import DomainError, NotFound, error_words
+from releases_app.views.lookup import release_or_404
+from specpact.errors import DomainError, error_words
 from specpact.filtersets import page_filter_query, page_queryset
-
-
-def _release_or_404(request: HttpRequest, release_id: int) -> Release:
-    try:
-        return selectors.release_get(subject=request, release_id=release_id)
-    except NotFound as exc:
-        raise Http404(exc.detail) from None
 
 
 @login_required
@@ -73,7 +66,7 @@ def _form_errors(form: forms.Form) -> str:
 def release_action(request: HttpRequest, release_id: int, action: str) -> HttpResponseRedirect:
     if action not in _SERVICES:
         raise Http404("no such action")
-    release = _release_or_404(request, release_id)
+    release = release_or_404(request, release_id)
     form = (ApproveForm if action == "approve" else DecisionForm)(request.POST)
     here = reverse("release-detail", args=[release.pk])
     if not form.is_valid():

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
+from live_app.expects import Expects
 from specpact.cli.client import ApiError, Client
 from specpact.cli.exit_codes import FAILED as EXIT_FAIL
 from specpact.cli.exit_codes import INVALID as EXIT_INVALID
@@ -207,7 +208,8 @@ def cmd_submit(args: argparse.Namespace) -> int:
     if release.get("waiting_for_endpoints") and endpoints is not None:
         # The server's words name the API; these are the same two steps from here.
         note(
-            f"then: specpact endpoint set {route} {endpoints['candidate']} --expects release:{release['id']} "
+            f"then: specpact endpoint set {route} {endpoints['candidate']} "
+            f"--expects {Expects.of_release(release['id'])} "
             f"(once the candidate runs there), and: specpact releases benchmark {release['id']}"
         )
     if not args.wait:

@@ -16,6 +16,7 @@ from benchmarks_app.models import Run
 from live_app.services import endpoint_create, endpoint_probe
 from releases_app.models import Release
 from releases_app.services import release_create
+from releases_app.services.endpoints import endpoint_register
 from tests.live.conftest import LOOPBACK_AND_PRIVATE, vllm_claim
 from tests.support.factories import make_version, variant
 from tests.support.query_counts import assert_num_queries
@@ -53,8 +54,8 @@ def _canary(release: Release, operator: Any, emulator: Any, *flags: str, **claim
     """canary, expecting the release, on an emulator claiming the route's n-gram settings
     changed by `claim` (the candidate's: num_speculative_tokens=3)."""
     emu = emulator(*vllm_claim(**claim), *flags, env=DEV)
-    endpoint_create(route=release.route, name="canary", base_url=emu.base_url, engine="vllm",
-                    expects=f"release:{release.pk}", actor=operator)  # fmt: skip
+    endpoint_register(route=release.route, name="canary", base_url=emu.base_url, engine="vllm",
+                      expects=f"release:{release.pk}", actor=operator)  # fmt: skip
 
 
 def _client(user: Any) -> Client:

@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 import pytest
-from django.test import override_settings
+from django.test import TestCase, override_settings
 
 from audit_app.models import AuditEvent
 from contracts_app.models import Route
@@ -50,7 +50,9 @@ def watched(proposer: Any, approver: Any, emulator: Any) -> tuple[Route, Endpoin
 
 def _window(endpoint: Endpoint, live: Any, requests: int = 2) -> AcceptanceSample:
     stream(live, requests, max_tokens=20)
-    with override_settings(CELERY_BROKER_URL=NO_BROKER):
+    # The alert is announced after commit (releases_app proposes the rollback then): in a
+    # test's transaction the on-commit callbacks are run here.
+    with override_settings(CELERY_BROKER_URL=NO_BROKER), TestCase.captureOnCommitCallbacks(execute=True):
         endpoint_probe(endpoint=endpoint)
     return AcceptanceSample.objects.filter(endpoint=endpoint).order_by("-taken_at", "-id").first()
 

@@ -12,6 +12,7 @@ from django.test import override_settings
 from benchmarks_app.models import Run
 from live_app.services import endpoint_create, endpoints_run_create
 from releases_app.services import release_create
+from releases_app.services.endpoints import endpoint_register
 from tests.live.conftest import vllm_claim
 from tests.support.actors import as_caller
 from tests.support.benchmarked import NO_BROKER, run_as_specified
@@ -32,8 +33,8 @@ def canary_release(route_v1: Any, proposer: Any) -> Any:
 
 def _register(route: Any, operator: Any, release: Any, prod: Any, canary: Any) -> None:
     endpoint_create(route=route, name="prod-eu", base_url=prod.base_url, engine="vllm", actor=operator)
-    endpoint_create(route=route, name="canary", base_url=canary.base_url, engine="vllm",
-                    expects=f"release:{release.pk}", actor=operator)  # fmt: skip
+    endpoint_register(route=route, name="canary", base_url=canary.base_url, engine="vllm",
+                      expects=f"release:{release.pk}", actor=operator)  # fmt: skip
 
 
 def test_a_drifted_candidate_endpoint_stops_the_run_with_the_reason(

@@ -13,9 +13,10 @@ import pytest
 
 from benchmarks_app.models import Run
 from contracts_app.document import render, validate_document
-from live_app.services import endpoint_create, release_benchmark_endpoints
 from releases_app.models import Release
 from releases_app.services import release_create
+from releases_app.services.endpoint_benchmark import release_benchmark_endpoints
+from releases_app.services.endpoints import endpoint_register
 from tests.support.benchmarked import run_as_specified
 from tests.support.factories import example, make_version
 from tests.support.llama_server import BINARY, gguf_path, llama_server
@@ -66,7 +67,9 @@ def _propose(versions: tuple[Any, Any], proposer: Any) -> Release:
 
 
 def _register(name: str, base: str, expects: str, operator: Any) -> None:
-    endpoint_create(route=ROUTE, name=name, base_url=base, engine="llamacpp", expects=expects, actor=operator)
+    endpoint_register(
+        route=ROUTE, name=name, base_url=base, engine="llamacpp", expects=expects, actor=operator
+    )
 
 
 def test_a_release_on_two_llama_servers_is_benchmarked_to_a_verdict(

@@ -15,6 +15,7 @@ from benchmarks_app.models import Run
 from live_app.models import Endpoint
 from live_app.services import endpoint_create
 from releases_app.models import Release
+from releases_app.services.endpoints import endpoint_register
 from tests.live.conftest import vllm_claim
 from tests.support.actors import as_caller
 from tests.support.benchmarked import run_as_specified
@@ -59,8 +60,8 @@ def _benchmark(operator: Any, release_id: int, **body: Any) -> Any:
 
 
 def _canary(route: Any, operator: Any, release_id: int, emu: Any, **extra: Any) -> Endpoint:
-    return endpoint_create(route=route, name="canary", base_url=emu.base_url, engine="vllm",
-                           expects=f"release:{release_id}", actor=operator, **extra)  # fmt: skip
+    return endpoint_register(route=route, name="canary", base_url=emu.base_url, engine="vllm",
+                             expects=f"release:{release_id}", actor=operator, **extra)  # fmt: skip
 
 
 def test_a_release_proposed_with_endpoints_waits_for_them(

@@ -14,8 +14,9 @@ import pytest
 
 from benchmarks_app.choices import FINISHED_STATES
 from benchmarks_app.models import Run
-from live_app.services import endpoint_create, endpoint_update
+from live_app.services import endpoint_create
 from releases_app.models import Release
+from releases_app.services.endpoints import endpoint_change, endpoint_register
 from tests.live.conftest import vllm_claim
 from tests.support.actors import as_caller
 from tests.support.factories import make_version, variant
@@ -74,7 +75,7 @@ def test_a_release_on_two_endpoints_runs_through_the_worker_to_a_verdict(
                           "--api-key", secret, env=DEV)  # fmt: skip
     canary = endpoint_create(route=route_v1, name="canary", base_url=canary_emu.base_url, engine="vllm",
                              auth={"env": TOKEN_ENV}, actor=operator)  # fmt: skip
-    endpoint_update(
+    endpoint_change(
         endpoint=canary, expects=f"release:{release.pk}", actor=operator
     )  # deployed: point it here
     agent = _agent(agents, live_server.url)
@@ -114,8 +115,8 @@ def test_a_drifted_candidate_endpoint_stops_the_release_with_the_reason(
     emulator: Any,
 ) -> None:
     drifted = emulator(*vllm_claim(), env=DEV)  # the canary still runs 5 speculative tokens
-    endpoint_create(route=route_v1, name="canary", base_url=drifted.base_url, engine="vllm",
-                    expects=f"release:{release.pk}", actor=operator)  # fmt: skip
+    endpoint_register(route=route_v1, name="canary", base_url=drifted.base_url, engine="vllm",
+                      expects=f"release:{release.pk}", actor=operator)  # fmt: skip
     _agent(agents, live_server.url)
     response = _benchmark(operator, release)
     assert response.status_code == 409

@@ -10,11 +10,14 @@ benchmark with the reason and the release keeps waiting. The runs are `openai` r
 any other, concluded by the gate like any other; when they end, both endpoints are probed
 again, and a drift meanwhile fails the release with the reason (its results measured
 something else).
+
+releases_app sits above live_app: this flow calls live's probe and endpoint lookups
+directly (`live_app.services.runs.probed_arms`, `endpoint_named`); the re-probe after the
+benchmark is `releases_app.services.endpoints.endpoint_drift_after`.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from django.db import transaction
@@ -22,27 +25,21 @@ from django.db import transaction
 from accounts_app.permissions import ensure_route_access, require_role
 from audit_app.actors import Actor, as_actor
 from audit_app.services import audit_record
-from live_app.choices import ProbeState
-from live_app.models import ENDPOINT_NAME_PATTERN, Endpoint
-from live_app.services.probes import endpoints_probe
-from live_app.services.runs import ARMS, arm_engine, drift_words, endpoint_named, probed_arms
-from releases_app.choices import ReleaseState
+from live_app.models import Endpoint
+from live_app.services.runs import arm_engine, endpoint_named, probed_arms
+from releases_app.choices import ARMS, ReleaseState
 from releases_app.models import Release
-from releases_app.services import release_start_benchmark
+from releases_app.selectors import arm_expectation
 from releases_app.services.endpoints import checked_endpoint_names
+from releases_app.services.proposals import release_start_benchmark
 from specpact.errors import Conflict, FieldError, NotFound
-
-
-def expectation(arm: str, release: Release) -> str:
-    """What an arm's endpoint must say it serves."""
-    return "active" if arm == "baseline" else f"release:{release.pk}"
 
 
 def _expectation_errors(release: Release, endpoints: dict[str, Endpoint]) -> list[FieldError]:
     errors = []
     for arm, endpoint in endpoints.items():
-        want = expectation(arm, release)
-        if endpoint.expects != want:
+        want = arm_expectation(arm, release)
+        if endpoint.expectation != want:
             errors.append(
                 FieldError(
                     f"endpoints.{arm}",
@@ -126,57 +123,3 @@ def release_benchmark_endpoints(
     return release_start_benchmark(
         release=found.pk, actor=who, endpoints=engines, endpoint_names=names, request_id=request_id
     )
-
-
-class LiveReleaseEndpoints:
-    """releases_app's questions about endpoints (releases_app/services/endpoints.py)."""
-
-    def check(self, *, route: Any, names: dict[str, str]) -> list[FieldError]:
-        malformed = [
-            FieldError(f"endpoints.{arm}", "1-40 lowercase letters, digits and inner hyphens, e.g. canary")
-            for arm, name in names.items()
-            if not re.match(ENDPOINT_NAME_PATTERN, name)
-        ]
-        if malformed:
-            return malformed
-        found = {e.name: e for e in Endpoint.objects.filter(route=route, name__in=list(names.values()))}
-        baseline = found.get(names["baseline"])
-        if baseline is None:
-            return [FieldError("endpoints.baseline", f"{route.slug!r} has no endpoint {names['baseline']!r}")]
-        if baseline.expects != "active":
-            return [
-                FieldError(
-                    "endpoints.baseline",
-                    f"{baseline.name} expects {baseline.expects}; "
-                    "the baseline endpoint serves the active version",
-                )
-            ]
-        # The candidate may be registered later, or be one that serves something else now
-        # (the canary before its redeploy): it is pointed at the release once it exists.
-        return []
-
-    def drift_after(self, *, release: Any) -> str | None:
-        found = {e.name: e for e in Endpoint.objects.select_related("route").filter(route=release.route_id)}
-        named = {arm: found.get(release.endpoints.get(arm)) for arm in ARMS}
-        reasons = [
-            f"the {arm} endpoint {release.endpoints.get(arm)!r} was deleted during the benchmark"
-            for arm, endpoint in named.items()
-            if endpoint is None
-        ]
-        present = {arm: e for arm, e in named.items() if e is not None}
-        probes = endpoints_probe(endpoints=list(present.values()))  # both at once: one time limit
-        for (arm, endpoint), probe in zip(present.items(), probes, strict=True):
-            if probe.state == ProbeState.DRIFTED:
-                reasons.append(drift_words(endpoint.name, probe.differences))
-            elif probe.version is None or probe.version.pk != _arm_version_id(release, arm):
-                reasons.append(f"{endpoint.name} no longer expects the release's {arm}")
-        if not reasons:
-            return None
-        return (
-            "the endpoints changed during the benchmark, so its results measured another configuration: "
-            + ("; ".join(reasons))
-        )
-
-
-def _arm_version_id(release: Any, arm: str) -> int | None:
-    return release.baseline_version_id if arm == "baseline" else release.candidate_version_id
