@@ -2,8 +2,8 @@
 (`measurement.workloads.<lane>.dataset: workload:NAME@sha256:…`): does each exist, for
 this uploader, with its content; then, once the version is stored, record the uses.
 
-contracts_app is below this app in the layers: it calls `resolve` and `record_uses`
-through `contracts_app.services.datasets`, where this app's config installs this module.
+workloads_app sits below contracts_app in the layers: the version service
+(`contracts_app/services/versions.py`) calls `resolve` and `record_uses` directly.
 """
 
 from __future__ import annotations

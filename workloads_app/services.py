@@ -18,7 +18,6 @@ from audit_app.actors import Actor, as_actor
 from audit_app.models import AuditEvent
 from audit_app.services import audit_record
 from contracts_app.document.datasets import WORKLOAD_NAME_PATTERN
-from contracts_app.models import Route
 from specpact.errors import Conflict, DomainError, FieldError, Forbidden
 from worker.workloads.records import LineError, WorkloadError, canonical_bytes, digest_of
 from workloads_app.formats import FORMATS, import_upload
@@ -217,10 +216,10 @@ def workload_delete(*, version: WorkloadVersion, actor: Any, reason: str, reques
         # The routes that use it, locked as activation locks them: no route can make a
         # contract that measures on it active while its content goes.
         list(
-            Route.objects.select_for_update()
-            .filter(versions__workload_uses__workload=version)
-            .order_by("pk")
-            .values_list("pk", flat=True)
+            WorkloadUse.objects.select_related("contract_version__route")
+            .select_for_update(of=("contract_version__route",))
+            .filter(workload=version)
+            .order_by("contract_version__route_id")
         )
         content = WorkloadContent.objects.select_for_update().filter(version=version).first()
         if content is None:

@@ -23,9 +23,9 @@ from contracts_app.document import (
 from contracts_app.document.datasets import is_workload_dataset
 from contracts_app.models import ContractVersion, Route
 from contracts_app.models.routes import ROUTE_SLUG_VALIDATOR
-from contracts_app.services.datasets import datasets_record_uses, datasets_resolve
 from specpact.errors import Conflict, DomainError, FieldError
 from specpact.text import DESCRIPTION_MAX, checked_text
+from workloads_app import references as workload_references
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,7 @@ def _resolve_workloads(document: dict[str, Any], who: Actor) -> dict[str, Any]:
     ]
     if not lanes:
         return {}
-    return datasets_resolve(document=document, actor=who, lanes=lanes)
+    return workload_references.resolve(document=document, actor=who)
 
 
 def contract_version_create(
@@ -144,7 +144,8 @@ def contract_version_create(
             source_format=source_format,
             created_by=who.user,
         )
-        datasets_record_uses(contract_version=version, resolved=workloads)
+        if workloads:
+            workload_references.record_uses(contract_version=version, resolved=workloads)
         diff = _diff_from_active(route, stored)
         if route_created:
             _audit_route_created(route, who, request_id)
