@@ -70,6 +70,23 @@ def _fresh_cache() -> Iterator[None]:
     yield
 
 
+@pytest.fixture(autouse=True)
+def _conclusions_inline(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run's end sends its release's conclusion to the control-plane worker after commit
+    (`releases_app.tasks.release_conclude_enqueue`). The suite runs no such worker, so the
+    task itself runs inline there, through Celery's `apply()` (its retries too), and a
+    test sees the verdict once the upload's on-commit callbacks have run. A test that
+    starts a real worker (`control_plane`) sends it through the broker instead."""
+    if "control_plane" in request.fixturenames:
+        return
+    from releases_app import tasks
+
+    def inline(*, release_id: int) -> None:
+        tasks.release_conclude_task.apply(args=[release_id])
+
+    monkeypatch.setattr(tasks, "release_conclude_enqueue", inline)
+
+
 @pytest.fixture
 def proposer(db: None) -> Any:
     return make_user("pat-proposer", "operator")
