@@ -3,10 +3,12 @@ run did not succeed, else evaluate the gate on the results and move the release 
 with the verdict.
 
 benchmarks_app says that a run ended (its `run_finished` signal, after the run's commit);
-this module decides what that means for the release, in its own transaction, so the
-gate's bootstrap never holds the worker's result upload. A release left behind (a process
-that died between a run's commit and the signal) is concluded by the periodic
-`releases_conclude_left_behind`.
+releases_app's receiver sends the conclusion to the control-plane worker
+(`releases_app.tasks.release_conclude_task`), which runs `release_conclude` here, so the
+gate's bootstrap and the endpoints' re-probe never hold the worker's result upload. What
+the gate reads comes from benchmarks_app's `release_gate_input`. A release left behind (a
+message lost, a process that died between a run's commit and the signal) is concluded by
+the periodic `releases_conclude_left_behind`.
 """
 
 from __future__ import annotations
