@@ -172,11 +172,16 @@ class ControlPlaneWorker:
         )
         assert self.proc.poll() is None, self.log.read_text()
 
+    def kill(self) -> None:
+        """kill -9, mid-task if it is on one."""
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(10)
+
     def stop(self) -> None:
         if self.proc.poll() is None:
             os.killpg(self.proc.pid, signal.SIGTERM)
             try:
                 self.proc.wait(20)
             except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(10)
+                self.kill()
