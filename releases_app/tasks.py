@@ -77,4 +77,4 @@ def release_conclude_enqueue(*, release_id: int) -> None:
             retry_policy=_ONE_TRY,
         )
     except Exception:  # the periodic pass concludes it; the run's own commit stands
-        log.exception("sending the conclusion of release %s failed; the periodic pass will", release_id)
+        log.exception("sending release %s's conclusion failed; the periodic pass concludes it", release_id)
