@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from typing import Any
+
 from django.db.models import QuerySet
 
-from benchmarks_app.models import Run, Worker
+from benchmarks_app.aggregates import aggregate_result
+from benchmarks_app.choices import ACTIVE_STATES, RunState
+from benchmarks_app.models import Run, RunResult, Worker
 from benchmarks_app.worker_fit import waiting_reason
 from specpact.errors import NotFound
 
@@ -52,3 +57,80 @@ def waiting_reasons(runs: list[Run]) -> dict[int, str]:
     fleet = list(Worker.objects.order_by("revoked_at", "id"))
     reasons = {run.pk: waiting_reason(run, fleet) for run in queued}
     return {pk: reason for pk, reason in reasons.items() if reason}
+
+
+ARMS = ("baseline", "candidate")
+
+
+@dataclass(frozen=True)
+class ReleaseGateInput:
+    """A release's benchmark as the gate and the release page read it: its runs (oldest
+    first, with their states and errors) and, per lane of a succeeded run, the stored
+    result: `harness` (lane → the uploaded result, each arm's raw harness result in it,
+    what the gate bootstraps; only when read with samples) and `aggregates` (lane → arm →
+    level aggregates, what pages chart)."""
+
+    runs: list[Run]
+    harness: dict[str, Any] = field(default_factory=dict)
+    aggregates: dict[str, dict[str, list[dict[str, Any]]]] = field(default_factory=dict)
+
+    @property
+    def ended(self) -> bool:
+        """Every run has ended (and there is at least one)."""
+        return bool(self.runs) and not any(r.state in ACTIVE_STATES for r in self.runs)
+
+    @property
+    def unsucceeded(self) -> list[Run]:
+        return [r for r in self.runs if r.state != RunState.SUCCEEDED]
+
+    def arm(self, arm: str) -> dict[str, Any]:
+        """lane → `arm`'s harness result, in the runs' order (`gate_input_from_harness`)."""
+        return {lane: results[arm] for lane, results in self.harness.items()}
+
+    def arm_aggregates(self, arm: str) -> dict[str, list[dict[str, Any]]]:
+        """lane → `arm`'s level aggregates (the release page's figures)."""
+        return {lane: arms[arm] for lane, arms in self.aggregates.items()}
+
+
+def release_gate_input(
+    release_id: int, *, samples: bool = True, runs: list[Run] | None = None
+) -> ReleaseGateInput:
+    """The gate's input for a release: its runs, and per lane of a succeeded run its stored
+    result. With `samples` (the gate): the raw harness results too, read with the runs in
+    one query. Without (pages): only the aggregates, in one query after the runs (`runs`:
+    the release's runs where the caller has read them already), and a second that only
+    results stored before aggregates were cost."""
+    if samples:
+        read = list(runs_of_release(release_id)) if runs is None else runs
+        harness = {r.lane: r.result.payload for r in read if _succeeded(r)}
+        aggregates = {
+            r.lane: _stored_aggregates(r.result.aggregates, r.result.payload) for r in read if _succeeded(r)
+        }
+        return ReleaseGateInput(read, harness, aggregates)
+    read = list(Run.objects.filter(release_id=release_id).order_by("id")) if runs is None else runs
+    done = {r.pk: r.lane for r in read if _succeeded(r)}
+    out: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    if not done:
+        return ReleaseGateInput(read)
+    missing = []
+    for run_id, stored in RunResult.objects.filter(run_id__in=done).values_list("run_id", "aggregates"):
+        if stored:
+            out[done[run_id]] = _stored_aggregates(stored, None)
+        else:
+            missing.append(run_id)
+    if missing:
+        for run_id, payload in RunResult.objects.filter(run_id__in=missing).values_list("run_id", "payload"):
+            out[done[run_id]] = _stored_aggregates({}, payload)
+    return ReleaseGateInput(read, aggregates=out)
+
+
+def _succeeded(run: Run) -> bool:
+    return run.state == RunState.SUCCEEDED
+
+
+def _stored_aggregates(stored: Any, payload: Any) -> dict[str, list[dict[str, Any]]]:
+    """arm → level aggregates as stored with the result; a result stored before aggregates
+    were (the migration gave it `{}`) is aggregated from its raw samples."""
+    if stored:
+        return {arm: list(stored.get(arm) or []) for arm in ARMS}
+    return {arm: aggregate_result((payload or {}).get(arm) or {}) for arm in ARMS}

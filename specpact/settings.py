@@ -253,6 +253,12 @@ SPECTACULAR_SETTINGS = {
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://") or "filesystem://"
 CELERY_RESULT_BACKEND = None
 CELERY_VISIBILITY_TIMEOUT_S = env_int("CELERY_VISIBILITY_TIMEOUT_S", 6 * 3600)
+# The control-plane worker's queue: docker-compose runs it with `--queues celery` and the
+# demo's (`manage.py demo`) consumes Celery's default, which this is. GPU workers never
+# listen on it (only on their worker.*, engine.* and pool.* queues), so the control plane's
+# own tasks (a release's conclusion after its last result upload) are sent here.
+CONTROL_PLANE_QUEUE = "celery"
+CELERY_TASK_DEFAULT_QUEUE = CONTROL_PLANE_QUEUE
 if CELERY_BROKER_URL.startswith("filesystem://"):
     _broker_dir = VAR_DIR / "broker"
     CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {

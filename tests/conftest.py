@@ -20,7 +20,7 @@ from releases_app.services import release_create, release_gate_complete
 from tests.support.actors import PIPELINE_ROUTE, Caller
 from tests.support.factories import example, make_token, make_user, make_version, variant
 from tests.support.launcher import Emulators, emulator_factory
-from tests.support.processes import Agent, RedisServer
+from tests.support.processes import Agent, ControlPlaneWorker, RedisServer
 from tests.support.releases import ROUTE, activate, cosmetic_change, route_identity_change
 
 # A factory of engine emulators (tests/support/engine_emulator): emulator("--shape", "tgi", …);
@@ -68,6 +68,29 @@ def _fresh_cache() -> Iterator[None]:
     for cache in caches.all():
         cache.clear()
     yield
+
+
+@pytest.fixture(autouse=True)
+def _conclusions_inline(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run's end sends its release's conclusion to the control-plane worker after commit
+    (`releases_app.tasks.release_conclude_enqueue`). The suite runs no such worker, so the
+    task itself runs inline there, through Celery's `apply()` (its retries too), and a
+    test sees the verdict once the upload's on-commit callbacks have run. A test that
+    starts a real worker (`control_plane`) or asks for `sends_through_the_broker` sends it
+    through the broker instead."""
+    if {"control_plane", "sends_through_the_broker"} & set(request.fixturenames):
+        return
+    from releases_app import tasks
+
+    def inline(*, release_id: int) -> None:
+        tasks.release_conclude_task.apply(args=[release_id])
+
+    monkeypatch.setattr(tasks, "release_conclude_enqueue", inline)
+
+
+@pytest.fixture
+def sends_through_the_broker() -> None:
+    """The test sends releases' conclusions as production does (see `_conclusions_inline`)."""
 
 
 @pytest.fixture
@@ -200,3 +223,23 @@ def agents(tmp_path: Path) -> Iterator[Callable[..., Agent]]:
     yield start
     for agent in started:
         agent.stop()
+
+
+@pytest.fixture
+def control_plane(settings: Any, protocol: RedisServer, tmp_path: Path) -> Iterator[ControlPlaneWorker]:
+    """The control plane's own Celery worker on the private Redis, started: a release's
+    conclusion travels through the broker to it (not inline: `_conclusions_inline`). It
+    reads the test's endpoint settings from its environment, as production does."""
+    worker = ControlPlaneWorker(
+        tmp_path / "control-plane",
+        protocol.url,
+        env={
+            "ENDPOINT_ALLOWED_NETWORKS": str(settings.ENDPOINT_ALLOWED_NETWORKS),
+            "ENDPOINT_PROBE_TIMEOUT_S": str(settings.ENDPOINT_PROBE_TIMEOUT_S),
+        },
+    )
+    try:
+        worker.wait_ready()
+        yield worker
+    finally:
+        worker.stop()

@@ -1,8 +1,9 @@
 """The release page's evidence: the gate's verdict and reasons, the charts built on the
 server from per-run aggregates and the gate result, and the benchmark's progress.
 
-Reads a fixed number of queries per page: the release's runs, then their aggregates, the
-latter only when the figures are not cached yet (`cached_figure_groups`).
+Reads a fixed number of queries per page: the release's runs, then their aggregates
+(`benchmarks_app.selectors.release_gate_input`, without samples), the latter only when the
+figures are not cached yet (`cached_figure_groups`).
 """
 
 from __future__ import annotations
@@ -12,37 +13,14 @@ from typing import Any
 
 from django.conf import settings
 
-from benchmarks_app.aggregates import aggregate_result
-from benchmarks_app.choices import ACTIVE_STATES, RunState
-from benchmarks_app.models import Run, RunResult
-from benchmarks_app.selectors import waiting_reasons
+from benchmarks_app.choices import ACTIVE_STATES
+from benchmarks_app.models import Run
+from benchmarks_app.selectors import release_gate_input, waiting_reasons
 from dashboard_app.charts import figure_json, release_figures
 from dashboard_app.selectors.figure_cache import cached_figure_groups
 from dashboard_app.selectors.verdict import verdict_at_a_glance
 from releases_app.choices import ReleaseState
 from releases_app.models import Release
-from worker.spec import ARMS
-
-
-def lane_aggregates(runs: list[Run]) -> dict[str, dict[str, list[dict[str, Any]]]]:
-    """lane → arm → level aggregates of the succeeded runs, as stored with their results
-    (`RunResult.aggregates`), in one query. A result stored before aggregates were (the
-    migration gave it `{}`) is aggregated from its raw samples once per view, in a second
-    query that only such results cost."""
-    done = {r.pk: r.lane for r in runs if r.state == RunState.SUCCEEDED}
-    out: dict[str, dict[str, list[dict[str, Any]]]] = {}
-    if not done:
-        return out
-    missing = []
-    for run_id, stored in RunResult.objects.filter(run_id__in=done).values_list("run_id", "aggregates"):
-        if stored:
-            out[done[run_id]] = {arm: list(stored.get(arm) or []) for arm in ARMS}
-        else:
-            missing.append(run_id)
-    if missing:
-        for run_id, payload in RunResult.objects.filter(run_id__in=missing).values_list("run_id", "payload"):
-            out[done[run_id]] = {arm: aggregate_result((payload or {}).get(arm) or {}) for arm in ARMS}
-    return out
 
 
 def _no_data_text(figure: dict[str, Any]) -> str | None:
@@ -73,12 +51,14 @@ def _lane_groups(figures: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _figure_groups(release: Release, runs: list[Run], gate: dict[str, Any] | None) -> list[dict[str, Any]]:
     measurement = (release.candidate_version.document or {}).get("measurement") or {}
-    aggregates = lane_aggregates(runs)
+    # The aggregates stored with the results, never the raw samples (benchmarks_app's
+    # selector; the runs are already read).
+    stored = release_gate_input(release.pk, samples=False, runs=runs)
     figures = []
-    if aggregates:
+    if stored.aggregates:
         figures = release_figures(
-            baseline={lane: arms["baseline"] for lane, arms in aggregates.items()},
-            candidate={lane: arms["candidate"] for lane, arms in aggregates.items()},
+            baseline=stored.arm_aggregates("baseline"),
+            candidate=stored.arm_aggregates("candidate"),
             gate=gate,
             min_headroom_gib=measurement.get("memory_headroom_min_gib"),
         )

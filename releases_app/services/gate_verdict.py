@@ -3,10 +3,12 @@ run did not succeed, else evaluate the gate on the results and move the release 
 with the verdict.
 
 benchmarks_app says that a run ended (its `run_finished` signal, after the run's commit);
-this module decides what that means for the release, in its own transaction, so the
-gate's bootstrap never holds the worker's result upload. A release left behind (a process
-that died between a run's commit and the signal) is concluded by the periodic
-`releases_conclude_left_behind`.
+releases_app's receiver sends the conclusion to the control-plane worker
+(`releases_app.tasks.release_conclude_task`), which runs `release_conclude` here, so the
+gate's bootstrap and the endpoints' re-probe never hold the worker's result upload. What
+the gate reads comes from benchmarks_app's `release_gate_input`. A release left behind (a
+message lost, a process that died between a run's commit and the signal) is concluded by
+the periodic `releases_conclude_left_behind`.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from audit_app.actors import Actor
 from benchmarks_app.choices import ACTIVE_STATES, RunState
 from benchmarks_app.gate import GateRules, evaluate_gate, gate_input_from_harness
 from benchmarks_app.models import Run
-from benchmarks_app.selectors import runs_of_release
+from benchmarks_app.selectors import ReleaseGateInput, release_gate_input, runs_of_release
 from releases_app.choices import ReleaseState
 from releases_app.models import Release
 from releases_app.services.endpoints import endpoint_drift_after
@@ -40,19 +42,14 @@ def release_conclude_quietly(*, release_id: int) -> None:
         log.exception("concluding release %s failed; the periodic pass will retry", release_id)
 
 
-def _failure_reason(runs: list[Run]) -> str:
-    bad = [r for r in runs if r.state != RunState.SUCCEEDED]
+def _failure_reason(bad: list[Run]) -> str:
     parts = [f"run {r.pk} (lane {r.lane}) {r.state}: {r.last_error or 'no reason given'}" for r in bad]
     return "benchmark did not complete: " + "; ".join(parts)
 
 
-def _gate(runs: list[Run], release: Release) -> tuple[str, dict[str, Any]]:
+def _gate(inputs: ReleaseGateInput, release: Release) -> tuple[str, dict[str, Any]]:
     """(verdict, gate result as JSON)."""
-    results = {r.lane: r.result.payload for r in runs}
-    data = gate_input_from_harness(
-        baseline={lane: p["baseline"] for lane, p in results.items()},
-        candidate={lane: p["candidate"] for lane, p in results.items()},
-    )
+    data = gate_input_from_harness(baseline=inputs.arm("baseline"), candidate=inputs.arm("candidate"))
     rules = GateRules.from_measurement(release.candidate_version.document.get("measurement", {}))
     result = evaluate_gate(data, rules, seed=release.pk)
     return str(result.verdict.value), result.as_dict()
@@ -82,17 +79,17 @@ def release_conclude(*, release_id: int) -> str:
         release = Release.objects.select_related("candidate_version").get(pk=release_id)
         if release.state != ReleaseState.BENCHMARKING:
             return f"release {release_id} is {release.state}: nothing to do"
-        runs = list(runs_of_release(release_id).select_related("result"))
-        if not runs or any(r.state in ACTIVE_STATES for r in runs):
+        inputs = release_gate_input(release_id)
+        if not inputs.ended:
             return f"release {release_id}: runs still active"
-        if any(r.state != RunState.SUCCEEDED for r in runs):
-            release_fail(release=release, reason=_failure_reason(runs), actor=system)
+        if inputs.unsucceeded:
+            release_fail(release=release, reason=_failure_reason(inputs.unsucceeded), actor=system)
             return f"release {release_id} failed"
         if drift is not None:
             release_fail(release=release, reason=drift, actor=system)
             return f"release {release_id} failed: its endpoints drifted"
         try:
-            verdict, gate_result = _gate(runs, release)
+            verdict, gate_result = _gate(inputs, release)
         except Exception as exc:  # bad inputs to the gate end the release with the reason
             log.exception("gate of release %s failed", release_id)
             release_fail(

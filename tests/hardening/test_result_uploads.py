@@ -22,7 +22,7 @@ from pydantic import ValidationError
 from benchmarks_app.aggregates import aggregate_result
 from benchmarks_app.gate import gate_input_from_harness
 from benchmarks_app.models import RunResult
-from dashboard_app.selectors.evidence import lane_aggregates
+from benchmarks_app.selectors import release_gate_input
 from tests.hardening.outcomes import as_schema_1, outcome_for, record
 from worker.agent.client import ApiClient
 from worker.harness.results.result import BenchResult
@@ -169,7 +169,8 @@ def test_a_result_of_the_previous_schema_uploads_and_stored_ones_are_still_read(
     # A result stored before aggregates were is aggregated from its raw schema 1 samples.
     RunResult.objects.filter(pk=stored.pk).update(aggregates={})
     run.refresh_from_db()
-    assert lane_aggregates([run])["extraction"]["candidate"] == aggregate_result(old["candidate"])
+    stored_input = release_gate_input(run.release_id, samples=False, runs=[run])
+    assert stored_input.aggregates["extraction"]["candidate"] == aggregate_result(old["candidate"])
     rows = list(
         csv.DictReader(io.StringIO(admin_client.get(f"/api/v1/runs/{run.pk}/result.csv").content.decode()))
     )

@@ -128,3 +128,60 @@ class Agent:
                 self.proc.wait(20)
             except subprocess.TimeoutExpired:
                 self.kill_all()
+
+
+class ControlPlaneWorker:
+    """The control plane's own Celery worker (`celery -A specpact.celery worker`) on its
+    queue, as docker-compose runs it, against the test's database and broker. `env`: the
+    settings it needs beyond those (it reads them from the environment, as in production)."""
+
+    def __init__(self, home: Path, broker_url: str, env: dict[str, str] | None = None) -> None:
+        from django.conf import settings
+        from django.db import connection
+
+        home.mkdir(parents=True, exist_ok=True)
+        self.log = home / "control-plane.log"
+        db = connection.settings_dict  # the test database, which pytest-django named
+        auth = db["USER"] + (f":{db['PASSWORD']}" if db.get("PASSWORD") else "")
+        database_url = f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+        full_env = {
+            **os.environ,
+            "PYTHONPATH": str(REPO),
+            "PYTHONUNBUFFERED": "1",
+            "DJANGO_SETTINGS_MODULE": "specpact.settings",
+            "DATABASE_URL": database_url,
+            "CELERY_BROKER_URL": broker_url,
+            **(env or {}),
+        }
+        self.proc = subprocess.Popen(
+            [
+                *(sys.executable, "-m", "celery", "-A", "specpact.celery", "worker"),
+                *("--queues", settings.CONTROL_PLANE_QUEUE, "--pool", "solo", "--loglevel", "INFO"),
+                *("--hostname", f"control@{home.name}", "--without-gossip", "--without-mingle"),
+            ],
+            stdout=self.log.open("wb"),
+            stderr=subprocess.STDOUT,
+            cwd=REPO,
+            env=full_env,
+            start_new_session=True,
+        )
+
+    def wait_ready(self) -> None:
+        wait_for(
+            lambda: b"ready." in self.log.read_bytes() or self.proc.poll() is not None, 90, "control plane"
+        )
+        assert self.proc.poll() is None, self.log.read_text()
+
+    def kill(self) -> None:
+        """kill -9, mid-task if it is on one."""
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.kill()

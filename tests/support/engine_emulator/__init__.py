@@ -64,6 +64,8 @@ Control (the emulator's own, for tests; no engine has them):
   arrive from now on (streams under way keep theirs): acceptance changes mid-run.
   Answers ``{"pattern", "draft_tokens"}``; a bad pattern is a 400 naming ``pattern``.
 - ``GET /admin/counters``: the counters as JSON (what /metrics renders), and the pattern.
+- ``POST /admin/hostile`` ``{"mode": "trickle"}``: from now on answer as ``--hostile`` does
+  (``""``: well again), e.g. an endpoint that stalls only on its re-probe after a benchmark.
 
 Hostile answers (``--hostile huge|invalid-json|trickle|redirect``), for clients that must
 bound what they read: every GET but ``/health`` answers with 50 MB of metric lines, a body

@@ -10,7 +10,13 @@ from typing import Any
 from aiohttp import web
 
 from tests.support.engine_emulator import shapes
-from tests.support.engine_emulator.config import ConfigError, Settings, build_parser, settings_from_args
+from tests.support.engine_emulator.config import (
+    HOSTILE,
+    ConfigError,
+    Settings,
+    build_parser,
+    settings_from_args,
+)
 from tests.support.engine_emulator.state import Engine
 from tests.support.engine_emulator.streaming import Completions, error
 
@@ -116,12 +122,14 @@ def _admin_routes(app: web.Application, engine: Engine) -> None:
 HUGE_BYTES = 50 * 1024 * 1024
 
 
-def _hostile(mode: str) -> Any:
-    """Middleware for ``--hostile``: every GET but /health answers badly."""
+def _hostile(state: dict[str, str]) -> Any:
+    """Middleware for ``--hostile`` (or ``POST /admin/hostile``): every GET but /health
+    answers badly while ``state["mode"]`` is set."""
 
     @web.middleware
     async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
-        if request.method != "GET" or request.path == "/health":
+        mode = state["mode"]
+        if not mode or request.method != "GET" or request.path == "/health":
             return await handler(request)
         if mode == "invalid-json":
             return web.Response(
@@ -170,7 +178,8 @@ def _api_key(key: str) -> Any:
 def make_app(settings: Settings) -> web.Application:
     engine = Engine(settings)
     completions = Completions(engine)
-    middlewares = [_hostile(settings.hostile)] if settings.hostile else []
+    hostile = {"mode": settings.hostile}
+    middlewares = [_hostile(hostile)]
     if settings.api_key:
         middlewares.append(_api_key(settings.api_key))
     app = web.Application(middlewares=middlewares)
@@ -178,7 +187,26 @@ def make_app(settings: Settings) -> web.Application:
     app.router.add_post("/v1/chat/completions", completions.handle)
     _shape_routes(app, engine)
     _admin_routes(app, engine)
+    app.router.add_post("/admin/hostile", _hostile_switch(hostile))
     return app
+
+
+def _hostile_switch(state: dict[str, str]) -> Any:
+    """``POST /admin/hostile`` ``{"mode": "trickle"}``: answer badly from now on (``""``:
+    well again), e.g. an endpoint that stalls after the benchmark, on its re-probe."""
+
+    async def switch(request: web.Request) -> web.StreamResponse:
+        try:
+            body = await request.json()
+        except ValueError:
+            return error(400, "the body is not JSON")
+        mode = body.get("mode") if isinstance(body, dict) else None
+        if mode not in HOSTILE:
+            return error(400, f"mode: one of {', '.join(m for m in HOSTILE if m)} or empty", "mode")
+        state["mode"] = mode
+        return web.json_response({"mode": mode})
+
+    return switch
 
 
 def main(argv: list[str] | None = None) -> None:
