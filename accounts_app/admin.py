@@ -1,7 +1,7 @@
 from django.contrib import admin
 
 from accounts_app.models import ApiToken, UserRole
-from specpact.admin import ReadOnlyAdmin
+from kernel.admin import ReadOnlyAdmin
 
 
 @admin.register(UserRole)

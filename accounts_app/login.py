@@ -23,7 +23,7 @@ from rest_framework.throttling import BaseThrottle
 
 from audit_app.actors import Actor
 from audit_app.services import audit_record
-from specpact.middleware import request_id_of
+from kernel.middleware import request_id_of
 
 _PREFIX = "login-limit"
 

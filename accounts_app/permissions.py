@@ -19,7 +19,7 @@ from accounts_app.models import ApiToken
 from accounts_app.roles import Role, check_role_name, lower_role, role_rank
 from accounts_app.selectors import user_role
 from audit_app.actors import Actor
-from specpact.errors import Forbidden, NotFound
+from kernel.errors import Forbidden, NotFound
 
 
 def _user_and_token(subject: Any) -> tuple[Any, ApiToken | None]:

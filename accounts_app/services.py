@@ -17,8 +17,8 @@ from accounts_app.selectors import user_role
 from audit_app.actors import Actor, as_actor
 from audit_app.services import audit_record
 from contracts_app.document.schema import ROUTE_PATTERN
-from specpact.errors import Conflict, DomainError, FieldError, Forbidden
-from specpact.text import NAME_MAX, REASON_MAX, checked_text
+from kernel.errors import Conflict, DomainError, FieldError, Forbidden
+from kernel.text import NAME_MAX, REASON_MAX, checked_text
 
 
 @dataclass(frozen=True)

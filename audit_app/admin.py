@@ -1,7 +1,7 @@
 from django.contrib import admin
 
 from audit_app.models import AuditEvent
-from specpact.admin import ReadOnlyAdmin
+from kernel.admin import ReadOnlyAdmin
 
 
 @admin.register(AuditEvent)

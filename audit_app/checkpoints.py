@@ -40,7 +40,7 @@ from audit_app.signing import (
     signing_key,
     verifying_key,
 )
-from specpact.errors import Conflict, DomainError
+from kernel.errors import Conflict, DomainError
 
 log = logging.getLogger("specpact.audit")
 

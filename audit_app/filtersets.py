@@ -7,7 +7,7 @@ from django import forms
 from django.db.models import Q
 
 from audit_app.models import AuditEvent, AuditEventQuerySet
-from specpact.filtersets import route_slug_filter
+from kernel.filtersets import route_slug_filter
 
 _WHEN = forms.DateTimeInput(attrs={"type": "datetime-local"})
 

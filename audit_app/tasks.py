@@ -7,7 +7,7 @@ import logging
 from celery import shared_task
 
 from audit_app.checkpoints import checkpoint_create, describe, verify_audit
-from specpact.errors import DomainError
+from kernel.errors import DomainError
 
 log = logging.getLogger("specpact.audit")
 

@@ -13,7 +13,7 @@ from audit_app.links import object_url
 from audit_app.models import AuditEvent
 from audit_app.selectors import audit_events
 from audit_app.verification import audit_status
-from specpact.filtersets import page_filter_query, page_queryset
+from kernel.filtersets import page_filter_query, page_queryset
 
 
 @login_required

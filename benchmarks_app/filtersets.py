@@ -10,7 +10,7 @@ from benchmarks_app.choices import RunState
 from benchmarks_app.models import Run, Worker
 from benchmarks_app.models.workers import offline_cutoff
 from contracts_app.document.schema import LANE_PATTERN
-from specpact.filtersets import ChoiceInFilter, IdFilter, route_slug_filter
+from kernel.filtersets import ChoiceInFilter, IdFilter, route_slug_filter
 
 WORKER_STATUSES = [("online", "online"), ("offline", "offline"), ("revoked", "revoked")]
 

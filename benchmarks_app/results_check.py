@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from benchmarks_app.models import Run
-from specpact.errors import DomainError, FieldError, field_errors
+from kernel.errors import DomainError, FieldError, field_errors
 from worker.harness.results.result import BenchHeader
 from worker.spec import ARMS, CheckedOutcome, RunSpec, validate_outcome_stream
 

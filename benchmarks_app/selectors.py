@@ -11,7 +11,7 @@ from benchmarks_app.aggregates import aggregate_result
 from benchmarks_app.choices import ACTIVE_STATES, RunState
 from benchmarks_app.models import Run, RunResult, Worker
 from benchmarks_app.worker_fit import waiting_reason
-from specpact.errors import NotFound
+from kernel.errors import NotFound
 
 
 def worker_list() -> QuerySet[Worker]:

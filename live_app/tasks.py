@@ -11,9 +11,9 @@ from celery import shared_task
 from django.conf import settings
 from django.utils import timezone
 
+from kernel.errors import DomainError
 from live_app.models import AcceptanceSample, Endpoint, Probe
 from live_app.services import endpoint_probe
-from specpact.errors import DomainError
 
 log = logging.getLogger(__name__)
 

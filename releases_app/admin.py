@@ -1,7 +1,7 @@
 from django.contrib import admin
 
+from kernel.admin import ReadOnlyAdmin
 from releases_app.models import Decision, Release
-from specpact.admin import ReadOnlyAdmin
 
 
 @admin.register(Release)

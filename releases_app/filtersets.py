@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import django_filters
 
+from kernel.filtersets import ChoiceInFilter, route_slug_filter
 from releases_app.choices import ReleaseState
 from releases_app.models import Release
-from specpact.filtersets import ChoiceInFilter, route_slug_filter
 
 
 class ReleaseFilterSet(django_filters.FilterSet):

@@ -4,8 +4,8 @@ from typing import Any
 
 from django import forms
 
+from kernel.text import JUSTIFICATION_MAX, REASON_MAX
 from releases_app.choices import MIN_JUSTIFICATION_LENGTH
-from specpact.text import JUSTIFICATION_MAX, REASON_MAX
 
 
 class DecisionForm(forms.Form):

@@ -13,9 +13,9 @@ from typing import Any
 
 from accounts_app.permissions import has_role, require_role
 from audit_app.actors import Actor, as_actor
+from kernel.errors import Conflict, DomainError, Forbidden
 from releases_app.choices import TRANSITIONS, ReleaseState
 from releases_app.models import Release
-from specpact.errors import Conflict, DomainError, Forbidden
 
 
 def check_transition(release: Release, name: str) -> None:

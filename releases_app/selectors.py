@@ -4,11 +4,11 @@ from typing import Any
 
 from accounts_app.permissions import scope_queryset
 from audit_app.models import AuditEvent, AuditEventQuerySet
+from kernel.errors import NotFound
 from live_app.expects import Expects
 from releases_app.choices import ReleaseState
 from releases_app.models import Decision, Release
 from releases_app.models.releases import ReleaseQuerySet
-from specpact.errors import NotFound
 
 
 def release_list(*, subject: Any) -> ReleaseQuerySet:

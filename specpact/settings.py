@@ -50,15 +50,15 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "specpact.middleware.RequestIdMiddleware",
-    "specpact.api.guard.RequestGuardMiddleware",
+    "kernel.middleware.RequestIdMiddleware",
+    "kernel.api.guard.RequestGuardMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "specpact.middleware.ContentSecurityPolicyMiddleware",
+    "kernel.middleware.ContentSecurityPolicyMiddleware",
 ]
 
 ROOT_URLCONF = "specpact.urls"
@@ -161,24 +161,24 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PARSER_CLASSES": [
-        "specpact.api.parsers.SafeJSONParser",
-        "specpact.api.parsers.YAMLParser",
+        "kernel.api.parsers.SafeJSONParser",
+        "kernel.api.parsers.YAMLParser",
     ],
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",
     ],
-    "DEFAULT_PAGINATION_CLASS": "specpact.api.pagination.ClampedLimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "kernel.api.pagination.ClampedLimitOffsetPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
-    "EXCEPTION_HANDLER": "specpact.api.problems.problem_exception_handler",
+    "EXCEPTION_HANDLER": "kernel.api.problems.problem_exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
     # Requests per token (or session user), per registered worker, and per anonymous address
-    # (specpact/api/throttles.py).
+    # (kernel/api/throttles.py).
     "DEFAULT_THROTTLE_CLASSES": [
-        "specpact.api.throttles.TokenRateThrottle",
-        "specpact.api.throttles.AnonymousRateThrottle",
+        "kernel.api.throttles.TokenRateThrottle",
+        "kernel.api.throttles.AnonymousRateThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
         "token": _throttle_rate("API_THROTTLE_TOKEN_RATE", "1200/min"),
@@ -241,10 +241,10 @@ SPECTACULAR_SETTINGS = {
         # Releases and endpoints both have a `state` choice set: each keeps its own name.
         "ReleaseStateEnum": "releases_app.choices.ReleaseState",
     },
-    # Every operation's problem responses (specpact/api/schema.py), after the enum names.
+    # Every operation's problem responses (kernel/api/schema.py), after the enum names.
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "specpact.api.schema.problem_responses",
+        "kernel.api.schema.problem_responses",
     ],
 }
 
@@ -311,7 +311,7 @@ RUN_SWEEP_INTERVAL_S = env_int("RUN_SWEEP_INTERVAL_S", 15)
 # AUDIT_DEV_SIGNING_KEY_FILE (under var/, and the log says so); with DEBUG off, none is.
 AUDIT_SIGNING_KEY = env_str("AUDIT_SIGNING_KEY", "") or ""
 AUDIT_DEV_SIGNING_KEY_FILE = str(VAR_DIR / "audit-signing-key.pem") if DEBUG else ""
-# How long an Idempotency-Key's answer is kept (specpact/api/idempotency.py), and how
+# How long an Idempotency-Key's answer is kept (kernel/api/idempotency.py), and how
 # often beat purges the expired ones.
 IDEMPOTENCY_KEY_TTL_S = env_int("IDEMPOTENCY_KEY_TTL_S", 24 * 3600)
 IDEMPOTENCY_PURGE_INTERVAL_S = env_int("IDEMPOTENCY_PURGE_INTERVAL_S", 3600)
@@ -341,7 +341,7 @@ AUDIT_FULL_VERIFY_INTERVAL_S = env_int("AUDIT_FULL_VERIFY_INTERVAL_S", 6 * 3600)
 # Live endpoints (live_app). Where the control plane may probe: comma-separated CIDRs;
 # the private ranges by default. Loopback is not in the default (a control plane probing
 # itself reaches its own admin ports); add 127.0.0.0/8 for a single-machine setup.
-# Link-local and metadata addresses are refused whatever this says (specpact/outbound.py).
+# Link-local and metadata addresses are refused whatever this says (kernel/outbound.py).
 _PRIVATE_NETWORKS = "10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7"
 ENDPOINT_ALLOWED_NETWORKS = env_str("ENDPOINT_ALLOWED_NETWORKS", _PRIVATE_NETWORKS)
 # A probe (every request it sends together) ends within this many seconds.
@@ -401,7 +401,7 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 
-# The Content-Security-Policy of every HTML page (specpact/middleware.py). Pages load their
+# The Content-Security-Policy of every HTML page (kernel/middleware.py). Pages load their
 # scripts and styles from static/ (STYLE.md: one small JS file per page at most; JSON data
 # in <script type="application/json">, which is not run); no inline script or style.
 CSP_POLICY: dict[str, list[str]] = {

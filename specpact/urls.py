@@ -31,8 +31,8 @@ urlpatterns = [
     path("", include("webhooks_app.urls")),
 ]
 
-# Problem+json under /api/, the site's error pages elsewhere (specpact/error_views.py).
-handler400 = "specpact.error_views.bad_request"
-handler403 = "specpact.error_views.permission_denied"
-handler404 = "specpact.error_views.page_not_found"
-handler500 = "specpact.error_views.server_error"
+# Problem+json under /api/, the site's error pages elsewhere (kernel/error_views.py).
+handler400 = "kernel.error_views.bad_request"
+handler403 = "kernel.error_views.permission_denied"
+handler404 = "kernel.error_views.page_not_found"
+handler500 = "kernel.error_views.server_error"

@@ -1,4 +1,4 @@
-"""The relay: sends due deliveries from the outbox, signed, through specpact/outbound.py.
+"""The relay: sends due deliveries from the outbox, signed, through kernel/outbound.py.
 
 A delivery is claimed by pushing its `next_attempt_at` past the send's deadline in a short
 transaction (`SELECT … FOR UPDATE SKIP LOCKED`), so two relays never send it at once and a
@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from audit_app.actors import Actor
 from audit_app.services import audit_record
-from specpact.outbound import OutboundFailed, OutboundRefused, request
+from kernel.outbound import OutboundFailed, OutboundRefused, request
 from webhooks_app.models import Delivery, DeliveryState
 from webhooks_app.policy import delivery_policy
 from webhooks_app.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER, decrypt_secret, signature

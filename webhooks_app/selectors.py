@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
-from specpact.errors import NotFound
+from kernel.errors import NotFound
 from webhooks_app.models import Delivery, Subscription
 
 

@@ -15,9 +15,9 @@ from django.utils import timezone
 from accounts_app.permissions import require_role
 from audit_app.actors import as_actor
 from audit_app.services import audit_record
-from specpact.errors import DomainError, FieldError, NotFound
-from specpact.outbound import OutboundFailed, check_url
-from specpact.text import DESCRIPTION_MAX, checked_text
+from kernel.errors import DomainError, FieldError, NotFound
+from kernel.outbound import OutboundFailed, check_url
+from kernel.text import DESCRIPTION_MAX, checked_text
 from webhooks_app.events import matches, pattern_problem
 from webhooks_app.models import Delivery, DeliveryState, Subscription
 from webhooks_app.policy import delivery_policy

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_POST
 
 from accounts_app.permissions import has_role
 from audit_app.actors import actor_from_request
-from specpact.errors import DomainError
+from kernel.errors import DomainError
 from webhooks_app.selectors import delivery_list, subscription_list
 from webhooks_app.services import delivery_redeliver
 

@@ -1,5 +1,5 @@
 """Server-built Plotly figures of a workload's stored statistics (formats/stats.py), the
-way dashboard_app/charts/ builds the release page's, on the same base (specpact.plotting):
+way dashboard_app/charts/ builds the release page's, on the same base (kernel.plotting):
 pure Plotly, no Django."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from specpact.plotting import OKABE_ITO, figure_json, layout, no_data, to_dict
+from kernel.plotting import OKABE_ITO, figure_json, layout, no_data, to_dict
 
 BLUE, VERMILLION, GREEN = OKABE_ITO["blue"], OKABE_ITO["vermillion"], OKABE_ITO["green"]
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from contracts_app.document import ContractError
 from contracts_app.document.datasets import WorkloadRef, parse_workload_ref
-from specpact.errors import FieldError
+from kernel.errors import FieldError
 from workloads_app.models import WorkloadUse, WorkloadVersion
 from workloads_app.selectors import workload_tombstone, workloads_visible_to
 

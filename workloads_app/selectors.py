@@ -19,7 +19,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from accounts_app.permissions import effective_role, routes_in_scope
 from accounts_app.roles import Role
 from audit_app.models import AuditEvent
-from specpact.errors import NotFound
+from kernel.errors import NotFound
 from workloads_app.models import WorkloadContent, WorkloadUploader, WorkloadUse, WorkloadVersion
 
 DIGEST_PREFIX = "sha256:"

@@ -18,7 +18,7 @@ from audit_app.actors import Actor, as_actor
 from audit_app.models import AuditEvent
 from audit_app.services import audit_record
 from contracts_app.document.datasets import WORKLOAD_NAME_PATTERN
-from specpact.errors import Conflict, DomainError, FieldError, Forbidden
+from kernel.errors import Conflict, DomainError, FieldError, Forbidden
 from worker.workloads.records import LineError, WorkloadError, canonical_bytes, digest_of
 from workloads_app.formats import FORMATS, import_upload
 from workloads_app.formats.checks import context_problems

@@ -6,7 +6,7 @@ from rest_framework import serializers
 
 from accounts_app.models import ApiToken
 from accounts_app.roles import Role
-from specpact.text import NAME_MAX, REASON_MAX
+from kernel.text import NAME_MAX, REASON_MAX
 
 
 class TokenSerializer(serializers.ModelSerializer[ApiToken]):

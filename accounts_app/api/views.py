@@ -21,8 +21,8 @@ from accounts_app.models import ApiToken
 from accounts_app.permissions import ensure_fleet_wide, has_role, role_permissions, token_of
 from accounts_app.selectors import tokens_visible_to
 from audit_app.actors import actor_from_request
-from specpact.api.pagination import paginate
-from specpact.errors import DomainError, FieldError, Forbidden, NotFound
+from kernel.api.pagination import paginate
+from kernel.errors import DomainError, FieldError, Forbidden, NotFound
 
 
 def _check_token_may_manage(request: Request) -> None:

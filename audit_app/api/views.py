@@ -20,8 +20,8 @@ from audit_app.models import AuditCheckpoint, AuditEvent
 from audit_app.selectors import audit_events
 from audit_app.signing import key_id, public_pem, verifying_key
 from audit_app.verification import audit_status
-from specpact.api.pagination import NewestFirstCursorPagination, paginate, paginate_by_cursor
-from specpact.errors import DomainError, FieldError, NotFound
+from kernel.api.pagination import NewestFirstCursorPagination, paginate, paginate_by_cursor
+from kernel.errors import DomainError, FieldError, NotFound
 
 FLAGS = {"true": True, "1": True, "false": False, "0": False}
 

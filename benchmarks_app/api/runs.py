@@ -41,9 +41,9 @@ from benchmarks_app.services.lifecycle import (
 )
 from benchmarks_app.services.runs import run_cancel, run_create
 from contracts_app.models import ContractVersion, Route
-from specpact.api.idempotency import idempotent
-from specpact.api.pagination import NewestFirstCursorPagination, paginate_by_cursor
-from specpact.errors import DomainError, FieldError, NotFound
+from kernel.api.idempotency import idempotent
+from kernel.api.pagination import NewestFirstCursorPagination, paginate_by_cursor
+from kernel.errors import DomainError, FieldError, NotFound
 from worker.spec import SPEC_VERSION, spec_json_schema
 from workloads_app.api.views import content_response
 from workloads_app.selectors import workload_by_ref, workload_content

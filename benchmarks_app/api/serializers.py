@@ -8,8 +8,8 @@ from rest_framework import serializers
 from benchmarks_app.choices import EngineKind, FailureKind, RunPhase
 from benchmarks_app.models import Run, Worker
 from contracts_app.document.engines import SERVER_ENGINES
-from specpact.errors import field_errors
-from specpact.text import FAILURE_REASON_MAX, REASON_MAX
+from kernel.errors import field_errors
+from kernel.text import FAILURE_REASON_MAX, REASON_MAX
 from worker.harness.results.bounds import MAX_TOKENS
 from worker.harness.results.result import HardwareFacts
 from worker.spec import (

@@ -1,7 +1,7 @@
 """The metrics a contract's `measurement` rules may name, as the gate computes them.
 
 Same names and directions as `contracts_app.document.metrics` (a test keeps them equal).
-Not imported from there: that package imports `specpact.errors`, and `specpact/__init__.py`
+Not imported from there: that package imports `kernel.errors`, and `specpact/__init__.py`
 loads the Celery app (and with it parts of Django), while the gate must stay pure.
 This table adds what the gate needs per metric: its per-request sample, quantile, unit, label.
 """

@@ -20,7 +20,7 @@ from benchmarks_app.choices import FINISHED_STATES, FailureKind, RunState
 from benchmarks_app.models import Run, RunResult, Worker
 from benchmarks_app.results_check import check_outcome
 from benchmarks_app.signals import announce_run_finished
-from specpact.errors import Conflict, Forbidden, NotFound
+from kernel.errors import Conflict, Forbidden, NotFound
 from worker.spec import ARMS
 
 

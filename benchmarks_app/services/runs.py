@@ -17,8 +17,8 @@ from benchmarks_app.services.waiting import run_mark_waiting
 from benchmarks_app.signals import announce_run_finished
 from benchmarks_app.spec_build import build_spec, default_engine_kind, workloads_of
 from contracts_app.models import ContractVersion, Route
-from specpact.errors import Conflict, DomainError, FieldError
-from specpact.text import REASON_MAX, checked_text
+from kernel.errors import Conflict, DomainError, FieldError
+from kernel.text import REASON_MAX, checked_text
 from worker.spec import ARMS
 
 

@@ -16,8 +16,8 @@ from audit_app.services import audit_record
 from benchmarks_app.models import BootstrapToken, Worker, WorkerCredential
 from benchmarks_app.models.workers import assigned_pools, is_reserved_queue
 from benchmarks_app.tokens import BOOTSTRAP_PREFIX, WORKER_PREFIX, new_token, token_hash, token_hint
-from specpact.errors import Conflict, DomainError, FieldError
-from specpact.text import NOTE_MAX, REASON_MAX, checked_text
+from kernel.errors import Conflict, DomainError, FieldError
+from kernel.text import NOTE_MAX, REASON_MAX, checked_text
 
 # Words in an NVML device name that say nothing about the class of the GPU.
 _GPU_NOISE = re.compile(r"^(nvidia|geforce|tesla|quadro|pcie|sxm\d*|nvl|hbm\d*e?|\d+gb)$")

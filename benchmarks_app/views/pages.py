@@ -15,7 +15,7 @@ from benchmarks_app.models import Run
 from benchmarks_app.selectors import run_get, run_list, worker_get, worker_list
 from benchmarks_app.services.runs import run_cancel
 from benchmarks_app.services.workers import worker_revoke
-from specpact.errors import DomainError, NotFound
+from kernel.errors import DomainError, NotFound
 
 
 @login_required

@@ -25,7 +25,7 @@ from contracts_app.document import (
     validate_document,
     validation_warnings,
 )
-from specpact.errors import DomainError, FieldError
+from kernel.errors import DomainError, FieldError
 
 
 class ValidateApi(APIView):

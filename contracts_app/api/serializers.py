@@ -5,7 +5,7 @@ from typing import Any
 from rest_framework import serializers
 
 from contracts_app.models import ContractVersion, Route
-from specpact.text import DESCRIPTION_MAX
+from kernel.text import DESCRIPTION_MAX
 
 
 class RouteSerializer(serializers.ModelSerializer[Route]):

@@ -12,10 +12,10 @@ from django.core.exceptions import RequestDataTooBig
 from rest_framework.request import Request
 
 from contracts_app.document import MAX_DOCUMENT_BYTES, parse_document
-from specpact.api.parsers import unsafe_problem
-from specpact.api.problems import too_large_problem
-from specpact.api.safety import YAML_MAX_NODES, UnsafeInput, check_depth, check_parsed
-from specpact.errors import DomainError
+from kernel.api.parsers import unsafe_problem
+from kernel.api.problems import too_large_problem
+from kernel.api.safety import YAML_MAX_NODES, UnsafeInput, check_depth, check_parsed
+from kernel.errors import DomainError
 
 YAML_TYPES = {"application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"}
 JSON_TYPES = {"application/json"}

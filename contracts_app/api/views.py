@@ -38,10 +38,10 @@ from contracts_app.document import (
 )
 from contracts_app.filtersets import RouteFilterSet, VersionFilterSet
 from contracts_app.models import ContractVersion, Route
-from specpact.api.etags import IF_MATCH_PARAMETER, if_match_tags
-from specpact.api.idempotency import idempotent
-from specpact.api.pagination import paginate
-from specpact.middleware import request_id_of
+from kernel.api.etags import IF_MATCH_PARAMETER, if_match_tags
+from kernel.api.idempotency import idempotent
+from kernel.api.pagination import paginate
+from kernel.middleware import request_id_of
 
 
 def _route(request: Request, slug: str) -> Route:

@@ -1,5 +1,5 @@
 """The format's own error types. The document core raises them; the project re-uses them
-(`specpact.errors` builds its domain errors on `DomainError`), so the core imports nothing
+(`kernel.errors` builds its domain errors on `DomainError`), so the core imports nothing
 above itself and one API handler turns every one of them into problem+json."""
 
 from __future__ import annotations

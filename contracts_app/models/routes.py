@@ -4,7 +4,7 @@ from django.core.validators import RegexValidator
 from django.db import models
 
 from contracts_app.document.schema import ROUTE_HELP, ROUTE_PATTERN
-from specpact.api.etags import content_etag
+from kernel.api.etags import content_etag
 
 # The contract's own `route` rule: DNS-label-like, so it works in URLs, queue names and
 # metric labels alike.

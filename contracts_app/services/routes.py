@@ -11,9 +11,9 @@ from accounts_app.permissions import ensure_route_access
 from audit_app.actors import as_actor
 from audit_app.services import audit_record
 from contracts_app.models import Route
-from specpact.api.etags import check_if_match
-from specpact.errors import NotFound
-from specpact.text import DESCRIPTION_MAX, checked_text
+from kernel.api.etags import check_if_match
+from kernel.errors import NotFound
+from kernel.text import DESCRIPTION_MAX, checked_text
 
 
 def route_update(

@@ -23,8 +23,8 @@ from contracts_app.document import (
 from contracts_app.document.datasets import is_workload_dataset
 from contracts_app.models import ContractVersion, Route
 from contracts_app.models.routes import ROUTE_SLUG_VALIDATOR
-from specpact.errors import Conflict, DomainError, FieldError
-from specpact.text import DESCRIPTION_MAX, checked_text
+from kernel.errors import Conflict, DomainError, FieldError
+from kernel.text import DESCRIPTION_MAX, checked_text
 from workloads_app import references as workload_references
 
 

@@ -14,7 +14,7 @@ from contracts_app import selectors
 from contracts_app.document import ENGINES, diff_documents, highest_impact, validate_document
 from contracts_app.document import render as render_engine
 from contracts_app.views.diff_table import side_by_side
-from specpact.errors import NotFound
+from kernel.errors import NotFound
 
 # Document sections in the order the version page shows them; each has an anchor
 # (`#field-<section>`) the checklist's evidence links point at.

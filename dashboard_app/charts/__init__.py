@@ -10,7 +10,7 @@ from dashboard_app.charts.fleet import fleet_heatmap
 from dashboard_app.charts.release import release_figures
 from dashboard_app.charts.speculation import acceptance_by_level, tokens_per_chunk
 from dashboard_app.charts.speedup import speedup_vs_load
-from specpact.plotting import figure_json
+from kernel.plotting import figure_json
 
 __all__ = [
     "acceptance_by_level",

@@ -19,7 +19,7 @@ from dashboard_app.charts.style import (
     line_style,
     log_level_axis,
 )
-from specpact.plotting import no_data, to_dict
+from kernel.plotting import no_data, to_dict
 from worker.spec import ARMS
 
 Aggregates = Sequence[Mapping[str, Any]]

@@ -9,7 +9,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from dashboard_app.charts.style import TIMES, layout
-from specpact.plotting import OKABE_ITO, no_data, to_dict
+from kernel.plotting import OKABE_ITO, no_data, to_dict
 
 # Diverging and colour-blind safe: vermillion (slower) - white (1x) - blue (faster).
 _SCALE = [[0.0, OKABE_ITO["vermillion"]], [0.5, "#f7f7f7"], [1.0, OKABE_ITO["blue"]]]

@@ -9,7 +9,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from dashboard_app.charts.style import layout
-from specpact.plotting import OKABE_ITO, no_data, to_dict
+from kernel.plotting import OKABE_ITO, no_data, to_dict
 
 
 def acceptance_over_time(

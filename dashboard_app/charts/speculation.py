@@ -8,7 +8,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from dashboard_app.charts.style import bar_style, by_level, corner_note, layout, level_axis_title, level_text
-from specpact.plotting import no_data, to_dict
+from kernel.plotting import no_data, to_dict
 from worker.spec import ARMS
 
 Aggregates = Sequence[Mapping[str, Any]]

@@ -9,7 +9,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from dashboard_app.charts.style import TIMES, layout, log_level_axis
-from specpact.plotting import OKABE_ITO, no_data, to_dict
+from kernel.plotting import OKABE_ITO, no_data, to_dict
 
 _METRIC_NAMES = {"ttft": "TTFT", "tpot": "TPOT", "itl_chunk": "Inter-chunk latency", "e2e": "E2E latency"}
 

@@ -1,4 +1,4 @@
-"""The release page's look of the two arms and their levels, on specpact.plotting's base
+"""The release page's look of the two arms and their levels, on kernel.plotting's base
 (palette, layout, figure JSON).
 
 Baseline and candidate differ in three ways, so neither colour vision nor a greyscale
@@ -14,8 +14,8 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from kernel.plotting import OKABE_ITO
 from specpact import plotting
-from specpact.plotting import OKABE_ITO
 
 TIMES = "\u00d7"  # the multiplication sign of "1.5x" (escaped: ruff flags the literal)
 ARM_STYLE: dict[str, dict[str, str]] = {
@@ -51,7 +51,7 @@ def bar_style(arm: str) -> dict[str, Any]:
 
 
 def layout(title: str, x_title: str, y_title: str, **extra: Any) -> dict[str, Any]:
-    """The shared layout (specpact.plotting), hovering picks the closest point."""
+    """The shared layout (kernel.plotting), hovering picks the closest point."""
     return plotting.layout(title, x_title, y_title, **{"hovermode": "closest", **extra})
 
 

@@ -19,8 +19,8 @@ from dashboard_app.filters import OverviewFilterSet
 from dashboard_app.selectors.checklist import route_checklist
 from dashboard_app.selectors.live import drifted_endpoints, endpoint_rows
 from dashboard_app.selectors.overview import route_rows
+from kernel.filtersets import page_filter_query, page_queryset
 from releases_app.models import Release
-from specpact.filtersets import page_filter_query, page_queryset
 
 # Routes per overview page: 500 routes on one page were 445 KB of HTML, 75% of it
 # template time (issue 16).

@@ -19,12 +19,12 @@ from accounts_app.permissions import ensure_route_access, role_permissions
 from audit_app.actors import actor_from_request
 from contracts_app.models import Route
 from contracts_app.selectors import route_get
+from kernel.errors import NotFound
+from kernel.middleware import request_id_of
 from live_app.api.serializers import EndpointBenchmarkIn, ProbeSerializer
 from live_app.models import Endpoint
 from live_app.selectors import endpoint_get
 from live_app.services import endpoint_probe, endpoints_run_create
-from specpact.errors import NotFound
-from specpact.middleware import request_id_of
 
 
 def route_for(request: Request, slug: str) -> Route:

@@ -1,4 +1,4 @@
-"""Bounded reads of an endpoint: every request through `specpact.outbound` (policy,
+"""Bounded reads of an endpoint: every request through `kernel.outbound` (policy,
 pinned address, no redirects, size limit), all of one probe within one total deadline."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin
 
-from specpact.outbound import OutboundFailed, OutboundPolicy, request
+from kernel.outbound import OutboundFailed, OutboundPolicy, request
 
 EXCERPT_CHARS = 2000
 

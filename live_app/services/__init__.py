@@ -1,4 +1,4 @@
-"""live_app's writes: keyword-only, each in a transaction, raising specpact.errors.DomainError."""
+"""live_app's writes: keyword-only, each in a transaction, raising kernel.errors.DomainError."""
 
 from live_app.services.endpoints import endpoint_create, endpoint_delete, endpoint_policy, endpoint_update
 from live_app.services.probes import endpoint_probe, expected_version

@@ -17,17 +17,17 @@ from accounts_app.permissions import ensure_route_access, require_role
 from audit_app.actors import Actor, as_actor
 from audit_app.services import audit_record
 from contracts_app.models import ContractVersion, Route
+from kernel.errors import Conflict, DomainError, FieldError, NotFound
+from kernel.outbound import OutboundFailed, OutboundPolicy, OutboundRefused, check_url, parse_networks
 from live_app.choices import EndpointEngine, ProbeState
 from live_app.expects import Expects
 from live_app.models import ENDPOINT_NAME_PATTERN, Endpoint
 from live_app.secrets import check_reference, shown_reference
-from specpact.errors import Conflict, DomainError, FieldError, NotFound
-from specpact.outbound import OutboundFailed, OutboundPolicy, OutboundRefused, check_url, parse_networks
 
 
 def endpoint_policy() -> OutboundPolicy:
     """Where endpoints may be: `ENDPOINT_ALLOWED_NETWORKS` (link-local and metadata
-    addresses are refused by specpact.outbound whatever it says)."""
+    addresses are refused by kernel.outbound whatever it says)."""
     return OutboundPolicy(allowed=parse_networks(settings.ENDPOINT_ALLOWED_NETWORKS or ""))
 
 

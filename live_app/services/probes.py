@@ -18,14 +18,14 @@ from audit_app.actors import Actor, as_actor
 from audit_app.services import audit_record
 from contracts_app.document import validate_document
 from contracts_app.models import ContractVersion
+from kernel.errors import NotFound
+from kernel.outbound import OutboundRefused
 from live_app.choices import ProbeState
 from live_app.conformance import Fetcher, Outcome, probe_engine
 from live_app.models import Endpoint, Probe
 from live_app.secrets import SecretUnavailable, resolve
 from live_app.services.endpoints import endpoint_policy
 from live_app.services.watch import acceptance_record
-from specpact.errors import NotFound
-from specpact.outbound import OutboundRefused
 
 
 @dataclass

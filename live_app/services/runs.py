@@ -14,10 +14,10 @@ from audit_app.actors import Actor, as_actor
 from benchmarks_app.models import Run
 from benchmarks_app.services.runs import run_create
 from contracts_app.models import ContractVersion, Route
+from kernel.errors import Conflict, DomainError, FieldError
 from live_app.choices import ProbeState
 from live_app.models import Endpoint, Probe
 from live_app.services.probes import endpoints_probe
-from specpact.errors import Conflict, DomainError, FieldError
 from worker import spec
 
 # worker.spec's, as plain names: the live services key their dicts by str.

@@ -18,6 +18,7 @@ from rest_framework.views import APIView
 
 from accounts_app.permissions import role_permissions
 from audit_app.actors import actor_from_request
+from kernel.middleware import request_id_of
 from live_app.api.serializers import (
     DeleteIn,
     EndpointSerializer,
@@ -33,7 +34,6 @@ from releases_app.api.views import release_detail_response
 from releases_app.selectors import release_get
 from releases_app.services.endpoint_benchmark import release_benchmark_endpoints
 from releases_app.services.endpoints import endpoint_change, endpoint_register
-from specpact.middleware import request_id_of
 
 
 class EndpointListApi(APIView):

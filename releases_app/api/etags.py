@@ -1,5 +1,5 @@
 """If-Match for release writes: the ETag is `"release-<id>-v<lock_version>"` (the header
-is read by specpact/api/etags.py, as for every resource)."""
+is read by kernel/api/etags.py, as for every resource)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import re
 
 from rest_framework.request import Request
 
-from specpact.api.etags import if_match_tags
-from specpact.errors import PreconditionFailed
+from kernel.api.etags import if_match_tags
+from kernel.errors import PreconditionFailed
 
 _TAG = re.compile(r'^"release-(\d+)-v(\d+)"$')
 

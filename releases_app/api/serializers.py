@@ -6,10 +6,10 @@ from typing import Any, TypedDict
 from rest_framework import serializers
 
 from audit_app.models import AuditEvent
+from kernel.text import JUSTIFICATION_MAX, REASON_MAX
 from releases_app.choices import MIN_JUSTIFICATION_LENGTH
 from releases_app.models import Decision, Release
 from releases_app.selectors import release_waiting_for_endpoints
-from specpact.text import JUSTIFICATION_MAX, REASON_MAX
 
 
 class WaitingRun(TypedDict):

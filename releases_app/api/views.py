@@ -12,6 +12,9 @@ from rest_framework.views import APIView
 
 from accounts_app.permissions import role_permissions
 from audit_app.actors import actor_from_request
+from kernel.api.etags import IF_MATCH_PARAMETER
+from kernel.api.idempotency import idempotent
+from kernel.api.pagination import paginate
 from releases_app import selectors, services
 from releases_app.api import examples
 from releases_app.api.etags import expected_lock
@@ -24,9 +27,6 @@ from releases_app.api.serializers import (
 )
 from releases_app.filtersets import ReleaseFilterSet
 from releases_app.models import Release
-from specpact.api.etags import IF_MATCH_PARAMETER
-from specpact.api.idempotency import idempotent
-from specpact.api.pagination import paginate
 
 
 def release_detail_response(release: Release, code: int = status.HTTP_200_OK) -> Response:

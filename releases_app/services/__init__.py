@@ -1,6 +1,6 @@
 """Release transitions, one function each. All are keyword-only, run in one transaction
 with the route and release rows locked, write their audit event in that transaction, and
-raise specpact.errors.DomainError (409 for a transition the state refuses)."""
+raise kernel.errors.DomainError (409 for a transition the state refuses)."""
 
 from releases_app.services.decisions import release_approve, release_cancel, release_reject
 from releases_app.services.gate_verdict import release_conclude, releases_conclude_left_behind

@@ -12,11 +12,11 @@ from django.utils import timezone
 from audit_app.actors import Actor
 from audit_app.services import audit_record
 from contracts_app.models import Route
+from kernel.errors import Conflict, DomainError, FieldError, NotFound, PreconditionFailed
+from kernel.text import REASON_MAX, checked_text, visible_length
 from releases_app.choices import TRANSITIONS
 from releases_app.guards import check_transition
 from releases_app.models import Release
-from specpact.errors import Conflict, DomainError, FieldError, NotFound, PreconditionFailed
-from specpact.text import REASON_MAX, checked_text, visible_length
 
 
 def release_ref(release: Release | int) -> int:

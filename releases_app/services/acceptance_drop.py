@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
+from kernel.errors import DomainError
 from live_app.choices import AlertState
 from live_app.models import AcceptanceAlert
 from live_app.services import watch_actor
@@ -13,7 +14,6 @@ from releases_app.choices import ReleaseState
 from releases_app.models import Release
 from releases_app.services.proposals import release_create
 from releases_app.services.rollback import rollback_target
-from specpact.errors import DomainError
 
 
 def release_propose_for_drop(*, alert_id: int) -> AcceptanceAlert | None:

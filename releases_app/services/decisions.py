@@ -13,6 +13,8 @@ from audit_app.services import audit_record
 from benchmarks_app.services import release_runs_cancel
 from contracts_app.models import Route
 from contracts_app.services import route_activate
+from kernel.errors import Conflict, DomainError, FieldError
+from kernel.text import JUSTIFICATION_MAX, checked_text, visible_length
 from releases_app.choices import MIN_JUSTIFICATION_LENGTH, DecisionKind, GateVerdict, ReleaseState
 from releases_app.guards import check_may_approve, check_may_cancel, check_may_reject
 from releases_app.models import Decision, Release
@@ -23,8 +25,6 @@ from releases_app.services._common import (
     move,
     require_reason,
 )
-from specpact.errors import Conflict, DomainError, FieldError
-from specpact.text import JUSTIFICATION_MAX, checked_text, visible_length
 
 
 def record_decision(

@@ -25,6 +25,7 @@ from django.db import transaction
 from accounts_app.permissions import ensure_route_access, require_role
 from audit_app.actors import Actor, as_actor
 from audit_app.services import audit_record
+from kernel.errors import Conflict, FieldError, NotFound
 from live_app.models import Endpoint
 from live_app.services.runs import arm_engine, endpoint_named, probed_arms
 from releases_app.choices import ARMS, ReleaseState
@@ -32,7 +33,6 @@ from releases_app.models import Release
 from releases_app.selectors import arm_expectation
 from releases_app.services.endpoints import checked_endpoint_names
 from releases_app.services.proposals import release_start_benchmark
-from specpact.errors import Conflict, FieldError, NotFound
 
 
 def _expectation_errors(release: Release, endpoints: dict[str, Endpoint]) -> list[FieldError]:

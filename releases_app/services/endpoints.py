@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from contracts_app.models import ContractVersion, Route
+from kernel.errors import DomainError, FieldError
 from live_app.choices import ProbeState
 from live_app.expects import Expects
 from live_app.models import ENDPOINT_NAME_PATTERN, Endpoint
@@ -20,7 +21,6 @@ from live_app.services.probes import endpoints_probe
 from live_app.services.runs import drift_words
 from releases_app.choices import ARMS
 from releases_app.models import Release
-from specpact.errors import DomainError, FieldError
 
 
 def _invalid(errors: list[FieldError]) -> DomainError:

@@ -12,12 +12,12 @@ from audit_app.services import audit_record
 from benchmarks_app.services import release_runs_create
 from contracts_app.document import diff_documents
 from contracts_app.models import ContractVersion, Route
+from kernel.errors import Conflict, DomainError, FieldError, NotFound
+from kernel.text import REASON_MAX, checked_text
 from releases_app.choices import GateVerdict, ReleaseState
 from releases_app.models import Release
 from releases_app.services._common import integrity_conflict, lock_release, move, snapshot
 from releases_app.services.endpoints import checked_endpoint_names
-from specpact.errors import Conflict, DomainError, FieldError, NotFound
-from specpact.text import REASON_MAX, checked_text
 
 
 def _needs_benchmark(baseline: ContractVersion | None, changes: list[dict[str, Any]]) -> bool:

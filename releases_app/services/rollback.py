@@ -11,12 +11,12 @@ from audit_app.actors import Actor, as_actor
 from contracts_app.document import rollback_target_of, speculation_off
 from contracts_app.models import ContractVersion, Route
 from contracts_app.services import contract_version_create, route_activate
+from kernel.errors import Conflict
 from releases_app.choices import DecisionKind
 from releases_app.guards import check_may_rollback
 from releases_app.models import Release
 from releases_app.services._common import check_if_match, lock_release, move, require_reason
 from releases_app.services.decisions import record_decision
-from specpact.errors import Conflict
 
 
 def rollback_target(route: Route, release: Release, *, actor: Actor, request_id: str = "") -> ContractVersion:

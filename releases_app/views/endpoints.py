@@ -13,12 +13,12 @@ from django.views.decorators.http import require_POST
 
 from accounts_app.permissions import has_role
 from audit_app.actors import actor_from_request
+from kernel.errors import DomainError, error_words
 from live_app.selectors import endpoint_get
 from releases_app.selectors import arm_expectation
 from releases_app.services.endpoint_benchmark import release_benchmark_endpoints
 from releases_app.services.endpoints import endpoint_change
 from releases_app.views.lookup import release_or_404
-from specpact.errors import DomainError, error_words
 
 
 @login_required

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from django.http import Http404, HttpRequest
 
+from kernel.errors import NotFound
 from releases_app import selectors
 from releases_app.models import Release
-from specpact.errors import NotFound
 
 
 def release_or_404(request: HttpRequest, release_id: int) -> Release:

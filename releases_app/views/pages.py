@@ -17,13 +17,13 @@ from django.views.decorators.http import require_POST
 
 from accounts_app.permissions import has_role
 from audit_app.actors import actor_from_request
+from kernel.errors import DomainError, error_words
+from kernel.filtersets import page_filter_query, page_queryset
 from releases_app import selectors, services
 from releases_app.choices import ReleaseState
 from releases_app.filtersets import ReleaseFilterSet
 from releases_app.forms import ApproveForm, DecisionForm, ProposeForm
 from releases_app.views.lookup import release_or_404
-from specpact.errors import DomainError, error_words
-from specpact.filtersets import page_filter_query, page_queryset
 
 
 @login_required

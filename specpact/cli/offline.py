@@ -24,7 +24,7 @@ from contracts_app.document import (
     validate_document,
     validation_warnings,
 )
-from specpact.errors import FieldError
+from kernel.errors import FieldError
 
 from . import exit_codes
 from .output import wants_json

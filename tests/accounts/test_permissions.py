@@ -18,7 +18,7 @@ from accounts_app.permissions import (
 )
 from audit_app.actors import Actor
 from contracts_app.models import Route
-from specpact.errors import DomainError
+from kernel.errors import DomainError
 from tests.support.actors import Caller
 
 pytestmark = pytest.mark.django_db

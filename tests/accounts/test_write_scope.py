@@ -18,8 +18,8 @@ from audit_app.models import AuditEvent
 from benchmarks_app.models import BootstrapToken, Run, Worker
 from benchmarks_app.services.workers import bootstrap_token_create, bootstrap_token_revoke
 from contracts_app.models import Route
+from kernel.errors import DomainError
 from releases_app.models import Release
-from specpact.errors import DomainError
 from tests.support.actors import PIPELINE_ROUTE, Caller
 from tests.support.factories import example, make_token, make_user, variant
 from tests.support.releases import activate, cosmetic_change

@@ -24,7 +24,7 @@ from audit_app.checkpoints import checkpoint_create, verify_audit
 from audit_app.models import AuditCheckpoint
 from audit_app.signing import key_id, public_pem, signing_key
 from audit_app.tasks import CHECKPOINT_TASK, checkpoint_task
-from specpact.errors import DomainError
+from kernel.errors import DomainError
 from tests.audit.conftest import pem_of, record
 from tests.support.actors import Caller
 

@@ -21,7 +21,7 @@ from audit_app.checkpoints import checkpoint_create, verify_audit
 from audit_app.models import AuditCheckpoint, AuditEvent
 from audit_app.services import audit_record
 from audit_app.signing import checkpoint_message, key_id, sign
-from specpact.errors import DomainError
+from kernel.errors import DomainError
 from tests.audit.conftest import delete_checkpoints, delete_tail, record, rewrite
 from tests.support.actors import Caller
 

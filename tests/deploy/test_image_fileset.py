@@ -89,7 +89,7 @@ def test_dockerignore_matches_as_docker_does():
         "# a comment\n.venv\n**/__pycache__\n/var\n*.log\n!keep.log\nbuild/\n"
     )
     assert ignore.excludes(".venv/lib/site.py")
-    assert ignore.excludes("specpact/api/__pycache__/views.cpython-311.pyc")
+    assert ignore.excludes("kernel/api/__pycache__/views.cpython-311.pyc")
     assert ignore.excludes("var/staticfiles/x.css")
     assert ignore.excludes("build/lib/a.py")
     assert ignore.excludes("debug.log")

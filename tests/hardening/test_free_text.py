@@ -14,8 +14,8 @@ from rest_framework.test import APIClient
 
 from benchmarks_app.models import Run, RunResult, Worker
 from benchmarks_app.services.lifecycle import run_result_submit
+from kernel.text import JUSTIFICATION_MAX, REASON_MAX, visible_length, visible_text
 from releases_app.models import Decision, Release
-from specpact.text import JUSTIFICATION_MAX, REASON_MAX, visible_length, visible_text
 from tests.hardening.outcomes import outcome_for
 from tests.support.factories import make_token
 

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from contracts_app.document import validate_document
+from kernel.outbound import LOOPBACK, OutboundPolicy
 from live_app.conformance import Fetcher
-from specpact.outbound import LOOPBACK, OutboundPolicy
 from tests.support.factories import example, variant
 
 LOOPBACK_AND_PRIVATE = "127.0.0.0/8,::1/128,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7"

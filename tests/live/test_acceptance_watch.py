@@ -12,13 +12,13 @@ from django.test import TestCase, override_settings
 
 from audit_app.models import AuditEvent
 from contracts_app.models import Route
+from kernel.errors import DomainError
 from live_app.models import AcceptanceAlert, AcceptanceSample, Endpoint
 from live_app.selectors import benchmark_acceptance
 from live_app.services import endpoint_create, endpoint_probe
 from live_app.services.watch import WATCH_USERNAME
 from releases_app.models import Release
 from releases_app.services import release_approve
-from specpact.errors import DomainError
 from tests.live.conftest import MODEL, stream
 from tests.support.benchmarked import NO_BROKER, benchmarked_release, candidate_document
 

@@ -11,7 +11,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from specpact.outbound import (
+from kernel.outbound import (
     LOOPBACK,
     PRIVATE,
     OutboundFailed,

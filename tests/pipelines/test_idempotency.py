@@ -1,4 +1,4 @@
-"""Idempotency-Key on creating POSTs (specpact/api/idempotency.py), against real PostgreSQL."""
+"""Idempotency-Key on creating POSTs (kernel/api/idempotency.py), against real PostgreSQL."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from rest_framework.test import APIClient
 
 from benchmarks_app.models import Run
 from contracts_app.models import Route
+from kernel.api.idempotency import purge_expired
+from kernel.models import IdempotencyKey
 from releases_app.models import Release
-from specpact.api.idempotency import purge_expired
-from specpact.models import IdempotencyKey
 from tests.support.factories import example, make_token, make_user
 from tests.support.releases import cosmetic_change
 

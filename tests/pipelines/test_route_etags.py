@@ -1,4 +1,4 @@
-"""ETag and If-Match on routes/{slug}/ (specpact/api/etags.py)."""
+"""ETag and If-Match on routes/{slug}/ (kernel/api/etags.py)."""
 
 from __future__ import annotations
 

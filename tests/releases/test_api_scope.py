@@ -60,7 +60,7 @@ def test_a_scoped_token_sees_its_own_route(route_v1: Route, pipeline: Caller, pr
 
 def test_the_service_refuses_a_scoped_actor_outside_its_route(route_v1: Route, outsider: Caller) -> None:
     from audit_app.actors import Actor
-    from specpact.errors import DomainError
+    from kernel.errors import DomainError
 
     actor = Actor.for_user(outsider.user, outsider.token)
     with pytest.raises(DomainError) as refused:

@@ -12,9 +12,9 @@ from django.db import connection
 
 from audit_app.chain import verify_chain
 from contracts_app.models import Route
+from kernel.errors import DomainError
 from releases_app.models import Decision, Release
 from releases_app.services import release_approve, release_create, release_rollback
-from specpact.errors import DomainError
 from tests.support.factories import make_user
 from tests.support.releases import activate, cosmetic_change
 

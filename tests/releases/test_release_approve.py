@@ -8,9 +8,9 @@ from django.db import IntegrityError, transaction
 from audit_app.chain import verify_chain
 from audit_app.models import AuditEvent
 from contracts_app.models import Route
+from kernel.errors import DomainError
 from releases_app.models import Decision, Release
 from releases_app.services import release_approve, release_create, release_reject
-from specpact.errors import DomainError
 from tests.support.releases import cosmetic_change
 
 pytestmark = pytest.mark.django_db

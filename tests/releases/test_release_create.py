@@ -6,9 +6,9 @@ import pytest
 
 from audit_app.models import AuditEvent
 from contracts_app.models import Route
+from kernel.errors import DomainError
 from releases_app.models import Release
 from releases_app.services import release_cancel, release_create
-from specpact.errors import DomainError
 from tests.support.factories import example, make_version, variant
 from tests.support.releases import ROUTE, cosmetic_change, route_identity_change
 

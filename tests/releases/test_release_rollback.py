@@ -6,9 +6,9 @@ import pytest
 
 from audit_app.models import AuditEvent
 from contracts_app.models import ContractVersion, Route
+from kernel.errors import DomainError
 from releases_app.models import Release
 from releases_app.services import release_rollback
-from specpact.errors import DomainError
 from tests.support.factories import example, make_version, variant
 from tests.support.releases import activate, route_identity_change
 

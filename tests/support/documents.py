@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from contracts_app.document import ContractError, parse_document, validate_document
-from specpact.errors import FieldError
+from kernel.errors import FieldError
 
 EXAMPLES_DIR = (Path(__file__).resolve().parents[2] / "../shared/contracts/examples").resolve()
 

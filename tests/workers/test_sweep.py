@@ -15,7 +15,7 @@ from benchmarks_app.models import OutboxMessage, Run, Worker
 from benchmarks_app.services.lifecycle import run_start
 from benchmarks_app.services.sweep import runs_sweep
 from benchmarks_app.services.workers import worker_heartbeat, worker_revoke
-from specpact.errors import DomainError
+from kernel.errors import DomainError
 from tests.support.workers import SMALL_LOAD, openai_run, register
 
 pytestmark = pytest.mark.django_db

@@ -14,7 +14,7 @@ from rest_framework.test import APIClient
 from benchmarks_app.services.lifecycle import run_start
 from benchmarks_app.services.runs import run_create
 from contracts_app.models import ContractVersion
-from specpact.errors import DomainError
+from kernel.errors import DomainError
 from tests.support.workers import UNREACHABLE_ENDPOINTS, register
 from tests.workloads.conftest import URL, chat_contract, client_for, upload, upload_contract
 from tests.workloads.samples import MOONCAKE, OPENAI

@@ -4,7 +4,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from specpact.text import DESCRIPTION_MAX
+from kernel.text import DESCRIPTION_MAX
 from webhooks_app.models import Delivery, Subscription
 
 

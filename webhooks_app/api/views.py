@@ -13,9 +13,9 @@ from rest_framework.views import APIView
 
 from accounts_app.permissions import role_permissions
 from audit_app.actors import actor_from_request
-from specpact.api.pagination import NewestFirstCursorPagination, paginate, paginate_by_cursor
-from specpact.errors import NotFound
-from specpact.middleware import request_id_of
+from kernel.api.pagination import NewestFirstCursorPagination, paginate, paginate_by_cursor
+from kernel.errors import NotFound
+from kernel.middleware import request_id_of
 from webhooks_app import selectors, services
 from webhooks_app.api.serializers import (
     DeliverySerializer,

@@ -16,8 +16,8 @@ from django.conf import settings
 from django.http import HttpRequest
 from rest_framework.request import Request
 
-from specpact.api.guard import refuse_nul_form_fields
-from specpact.errors import DomainError
+from kernel.api.guard import refuse_nul_form_fields
+from kernel.errors import DomainError
 from workloads_app.services import too_large
 
 RAW_TYPES = {

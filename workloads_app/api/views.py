@@ -18,10 +18,10 @@ from rest_framework.views import APIView
 
 from accounts_app.permissions import role_permissions
 from audit_app.actors import actor_from_request
-from specpact.api.idempotency import idempotent
-from specpact.api.pagination import paginate
-from specpact.errors import DomainError, FieldError
-from specpact.middleware import request_id_of
+from kernel.api.idempotency import idempotent
+from kernel.api.pagination import paginate
+from kernel.errors import DomainError, FieldError
+from kernel.middleware import request_id_of
 from workloads_app.api.serializers import (
     DeleteIn,
     UploadParams,

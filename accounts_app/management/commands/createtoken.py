@@ -14,7 +14,7 @@ from django.utils import timezone
 from accounts_app.roles import ROLE_ORDER
 from accounts_app.services import token_issue, user_create
 from audit_app.actors import Actor
-from specpact.errors import DomainError
+from kernel.errors import DomainError
 
 
 class Command(BaseCommand):

@@ -12,7 +12,7 @@ from accounts_app.roles import ROLE_ORDER
 from accounts_app.selectors import user_role
 from accounts_app.services import user_set_role
 from audit_app.actors import Actor
-from specpact.errors import DomainError
+from kernel.errors import DomainError
 
 
 class Command(BaseCommand):

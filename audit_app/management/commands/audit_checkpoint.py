@@ -12,7 +12,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from audit_app.checkpoints import checkpoint_create, checkpoints_export
 from audit_app.signing import public_pem, signing_key
-from specpact.errors import DomainError
+from kernel.errors import DomainError
 
 
 class Command(BaseCommand):

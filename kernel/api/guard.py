@@ -26,8 +26,8 @@ from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse
 from django.http.request import QueryDict
 
-from specpact.api.problems import problem_http_response, too_large_problem
-from specpact.errors import DomainError, FieldError
+from kernel.api.problems import problem_http_response, too_large_problem
+from kernel.errors import DomainError, FieldError
 
 API_PREFIX = "/api/"
 _RESULT_UPLOAD = re.compile(r"^/api/v1/runs/[^/]+/result/?$")

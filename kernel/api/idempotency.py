@@ -4,7 +4,7 @@ A pipeline that lost a response retries with the same key and gets the first ans
 status, body and Location/ETag headers, plus `Idempotent-Replayed: true`), not a second
 object or a conflict it can't tell from a real one. The same key with another request
 (method, path or body) is a 422. Keys are per caller (the token, or the user of a browser
-session), stored in PostgreSQL (specpact.models.IdempotencyKey) so they hold across web
+session), stored in PostgreSQL (kernel.models.IdempotencyKey) so they hold across web
 processes, and kept IDEMPOTENCY_KEY_TTL_S (24 h; beat purges older ones).
 
 Concurrency: the key's row is inserted first (`INSERT … ON CONFLICT DO NOTHING`, which waits
@@ -32,8 +32,8 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from specpact.errors import DomainError, FieldError
-from specpact.models import IdempotencyKey
+from kernel.errors import DomainError, FieldError
+from kernel.models import IdempotencyKey
 
 HEADER = "Idempotency-Key"
 _MAX_KEY = 255

@@ -1,5 +1,5 @@
 """Project-wide tables that belong to no domain: the API's idempotency keys
-(specpact/api/idempotency.py)."""
+(kernel/api/idempotency.py)."""
 
 from __future__ import annotations
 

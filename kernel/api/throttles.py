@@ -3,7 +3,7 @@
 A token (a pipeline's, a worker's) or a browser session is counted by who it is, an
 anonymous caller by its address. The counts live in Django's cache: Redis when CACHE_URL
 names it (docker-compose does), so every web process shares them. Over the rate: 429
-problem+json with `Retry-After` (specpact/api/problems.py keeps the header)."""
+problem+json with `Retry-After` (kernel/api/problems.py keeps the header)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The OpenAPI schema's problem responses (a drf-spectacular postprocessing hook).
 
-Every error the API answers is RFC 9457 problem+json (specpact/api/problems.py); this
+Every error the API answers is RFC 9457 problem+json (kernel/api/problems.py); this
 documents them on every operation, so the schema is a contract a client (and schemathesis,
 tests/pipelines/test_schema_contract.py) can hold the server to: 400 bad input, 401/403
 authentication and role or route scope, 404, 405, 406, 413 over a size limit, 415 media

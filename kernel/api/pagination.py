@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.serializers import BaseSerializer
 from rest_framework.views import APIView
 
-from specpact.errors import DomainError, FieldError
+from kernel.errors import DomainError, FieldError
 
 
 class ClampedLimitOffsetPagination(LimitOffsetPagination):

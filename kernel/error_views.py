@@ -8,8 +8,8 @@ from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse
 from django.views import defaults
 
-from specpact.api.guard import is_api
-from specpact.api.problems import body_too_big_problem, problem_http_response
+from kernel.api.guard import is_api
+from kernel.api.problems import body_too_big_problem, problem_http_response
 
 
 def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:

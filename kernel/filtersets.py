@@ -1,7 +1,7 @@
 """What every app's `filtersets.py` shares: filters for slugs and comma lists, and how a
 page applies a FilterSet. The API applies them through DRF's filter backend
 (`DjangoFilterBackend`, the default in settings), which answers a bad value with a
-ValidationError, i.e. a problem+json 400 naming the parameter (`specpact.api.problems`)."""
+ValidationError, i.e. a problem+json 400 naming the parameter (`kernel.api.problems`)."""
 
 from __future__ import annotations
 

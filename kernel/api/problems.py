@@ -13,7 +13,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
-from specpact.errors import DomainError, FieldError
+from kernel.errors import DomainError, FieldError
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 _TITLES = {
@@ -137,7 +137,7 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
         isinstance(exc, (exceptions.NotAuthenticated, exceptions.AuthenticationFailed))
         and request is not None
     ):
-        from specpact.api.throttles import refused_credentials_wait  # DRF's settings load this module
+        from kernel.api.throttles import refused_credentials_wait  # DRF's settings load this module
 
         wait = refused_credentials_wait(request, context.get("view"))
         if wait is not None:

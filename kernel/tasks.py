@@ -9,6 +9,6 @@ PURGE_IDEMPOTENCY_TASK = "specpact.purge_idempotency_keys"
 
 @shared_task(name=PURGE_IDEMPOTENCY_TASK, ignore_result=True)
 def purge_idempotency_keys() -> int:
-    from specpact.api.idempotency import purge_expired
+    from kernel.api.idempotency import purge_expired
 
     return purge_expired()

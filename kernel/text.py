@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from specpact.errors import DomainError, FieldError
+from kernel.errors import DomainError, FieldError
 
 REASON_MAX = 2000
 JUSTIFICATION_MAX = 4000

@@ -17,7 +17,7 @@ import hashlib
 
 from drf_spectacular.utils import OpenApiParameter
 
-from specpact.errors import PreconditionFailed
+from kernel.errors import PreconditionFailed
 
 IF_MATCH_PARAMETER = OpenApiParameter(
     "If-Match",

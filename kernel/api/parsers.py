@@ -1,4 +1,4 @@
-"""Request parsers. JSON and YAML bodies are held to `specpact.api.safety` (depth, NUL, lone
+"""Request parsers. JSON and YAML bodies are held to `kernel.api.safety` (depth, NUL, lone
 surrogates, non-finite and out-of-range numbers) before any view sees them: a body that
 breaks a rule is a 400 problem naming the path, never a RecursionError or a database error.
 YAML bodies are accepted for contract uploads (`Content-Type: application/yaml`)."""
@@ -13,8 +13,8 @@ from django.conf import settings
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import BaseParser
 
-from specpact.api.safety import YAML_MAX_NODES, UnsafeInput, check_depth, check_parsed
-from specpact.errors import DomainError, FieldError
+from kernel.api.safety import YAML_MAX_NODES, UnsafeInput, check_depth, check_parsed
+from kernel.errors import DomainError, FieldError
 
 
 def unsafe_problem(exc: UnsafeInput) -> DomainError:
