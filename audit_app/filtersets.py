@@ -7,7 +7,8 @@ from django import forms
 from django.db.models import Q
 
 from audit_app.models import AuditEvent, AuditEventQuerySet
-from kernel.filtersets import route_slug_filter
+from contracts_app.document.schema import ROUTE_HELP, ROUTE_PATTERN
+from kernel.filtersets import pattern_filter
 
 _WHEN = forms.DateTimeInput(attrs={"type": "datetime-local"})
 
@@ -16,7 +17,7 @@ class AuditEventFilterSet(django_filters.FilterSet):
     action = django_filters.CharFilter(
         method="filter_action", max_length=64, help_text="an action, or a prefix: `release` → release.*"
     )
-    route = route_slug_filter("route")
+    route = pattern_filter("route", pattern=ROUTE_PATTERN, message=ROUTE_HELP, help_text="route slug")
     actor = django_filters.CharFilter(
         method="filter_actor",
         max_length=160,

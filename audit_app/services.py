@@ -10,6 +10,7 @@ from audit_app.actors import Actor, as_actor
 from audit_app.chain import GENESIS, event_hash, json_safe
 from audit_app.models import AuditEvent
 from audit_app.signals import event_recorded
+from kernel.context import current_request_id
 
 # Any constant works: it only has to be the same for every writer of the chain.
 _CHAIN_LOCK_KEY = 0x5EC_A0D17
@@ -57,7 +58,7 @@ def audit_record(
             "before": json_safe(before),
             "after": json_safe(after),
             "reason": reason,
-            "request_id": request_id or "",
+            "request_id": request_id or current_request_id(),
             "prev_hash": head["hash"] if head else GENESIS,
         }
         event = AuditEvent.objects.create(**fields, hash=event_hash(**fields))

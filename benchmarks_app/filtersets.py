@@ -9,8 +9,8 @@ from django.db.models import Q, QuerySet
 from benchmarks_app.choices import RunState
 from benchmarks_app.models import Run, Worker
 from benchmarks_app.models.workers import offline_cutoff
-from contracts_app.document.schema import LANE_PATTERN
-from kernel.filtersets import ChoiceInFilter, IdFilter, route_slug_filter
+from contracts_app.document.schema import LANE_PATTERN, ROUTE_HELP, ROUTE_PATTERN
+from kernel.filtersets import ChoiceInFilter, IdFilter, pattern_filter
 
 WORKER_STATUSES = [("online", "online"), ("offline", "offline"), ("revoked", "revoked")]
 
@@ -19,7 +19,7 @@ class RunFilterSet(django_filters.FilterSet):
     state = ChoiceInFilter(
         field_name="state", choices=RunState.choices, help_text="state, or several separated by commas"
     )
-    route = route_slug_filter("route__slug")
+    route = pattern_filter("route__slug", pattern=ROUTE_PATTERN, message=ROUTE_HELP, help_text="route slug")
     release = IdFilter(field_name="release_id", help_text="release id")
     worker = IdFilter(field_name="worker_id", help_text="id of the worker that ran it")
     lane = django_filters.CharFilter(

@@ -1,11 +1,18 @@
 """The one domain error type. Services raise it; one API handler and one page helper turn
-it into a response (problem+json with field errors on the API). The type itself is the
-contract format's (`contracts_app.document.errors`): the format owns its errors and the
-project re-uses them, so a ContractError is a DomainError like any other."""
+it into a response (problem+json with field errors on the API). Pure Python (no Django):
+the contract format (`contracts_app.document`) builds its `ContractError` on it, so a
+ContractError is a DomainError like any other.
+
+Imported by the pure contract core, so this module imports only the standard library and
+pydantic."""
 
 from __future__ import annotations
 
-from contracts_app.document.errors import DomainError, FieldError, field_errors
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
 
 __all__ = [
     "Conflict",
@@ -14,9 +21,56 @@ __all__ = [
     "Forbidden",
     "NotFound",
     "PreconditionFailed",
+    "error_path",
     "error_words",
     "field_errors",
 ]
+
+
+@dataclass(frozen=True)
+class FieldError:
+    path: str
+    message: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"path": self.path, "message": self.message}
+
+
+@dataclass
+class DomainError(Exception):
+    """`status` is the HTTP status the API answers with: 400 invalid input, 403 forbidden,
+    404 not found, 409 a transition that the current state refuses, 412 a stale If-Match."""
+
+    detail: str
+    status: int = 400
+    code: str = "invalid"
+    errors: list[FieldError] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        super().__init__(self.detail)
+
+
+def error_path(loc: Sequence[int | str], prefix: str = "") -> str:
+    """('measurement', 'improve', 0, 'min_ratio') → 'measurement.improve[0].min_ratio'."""
+    path = prefix
+    for part in loc:
+        if isinstance(part, int):
+            path += f"[{part}]"
+        elif part == "[key]":  # pydantic's marker for a failing dict key: the key is the path
+            continue
+        else:
+            path = f"{path}.{part}" if path else str(part)
+    return path
+
+
+def field_errors(exc: ValidationError, *, prefix: str = "", message: Any = None) -> list[FieldError]:
+    """A pydantic ValidationError as field errors with paths, `prefix` before each path
+    (a nested model's own field name). `message(err) -> str` words an error; pydantic's
+    own message otherwise."""
+    return [
+        FieldError(error_path(e["loc"], prefix) or prefix, message(e) if message else str(e["msg"]))
+        for e in exc.errors()
+    ]
 
 
 def error_words(exc: DomainError) -> str:

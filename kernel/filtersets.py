@@ -16,12 +16,6 @@ from django.http import HttpRequest
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 
-from contracts_app.document.schema import ROUTE_PATTERN
-
-_ROUTE_SLUG = RegexValidator(
-    ROUTE_PATTERN, "a route slug is 1-64 lowercase letters, digits and inner hyphens"
-)
-
 
 class ChoiceInFilter(django_filters.BaseInFilter, django_filters.ChoiceFilter):
     """One value or several separated by commas (`state=active,awaiting_review`), each one
@@ -39,10 +33,15 @@ class IdFilter(django_filters.NumberFilter):
         super().__init__(*args, **kwargs)
 
 
-def route_slug_filter(field_name: str, **kwargs: Any) -> django_filters.CharFilter:
-    """A route slug: the shape a route's slug has, so a typo is named instead of matching nothing."""
-    kwargs.setdefault("help_text", "route slug")
-    return django_filters.CharFilter(field_name=field_name, max_length=64, validators=[_ROUTE_SLUG], **kwargs)
+def pattern_filter(
+    field_name: str, *, pattern: str, message: str, max_length: int = 64, **kwargs: Any
+) -> django_filters.CharFilter:
+    """A value of a known shape (a route slug: `contracts_app.document.schema.ROUTE_PATTERN`),
+    so a typo is named with `message` instead of matching nothing."""
+    validator = RegexValidator(pattern, message)
+    return django_filters.CharFilter(
+        field_name=field_name, max_length=max_length, validators=[validator], **kwargs
+    )
 
 
 def page_queryset(filterset: django_filters.FilterSet) -> QuerySet[Any]:

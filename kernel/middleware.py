@@ -4,32 +4,29 @@ And the Content-Security-Policy of every HTML page."""
 
 from __future__ import annotations
 
-import re
-import uuid
 from collections.abc import Callable
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
-_SAFE_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
+from kernel.context import request_context, safe_request_id
 
 
 class RequestIdMiddleware:
+    """The request's id (the caller's X-Request-ID when acceptable) for the whole request:
+    in the request context (kernel/context.py) that the audit trail reads, on the request
+    object, and in the response's X-Request-ID."""
+
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        given = request.headers.get("X-Request-ID", "")
-        request_id = given if _SAFE_ID.match(given) else uuid.uuid4().hex
+        request_id = safe_request_id(request.headers.get("X-Request-ID", ""))
         request.request_id = request_id  # type: ignore[attr-defined]
-        response = self.get_response(request)
+        with request_context(request_id):
+            response = self.get_response(request)
         response["X-Request-ID"] = request_id
         return response
-
-
-def request_id_of(request: object) -> str:
-    """The id RequestIdMiddleware gave this request (a DRF Request proxies to it)."""
-    return str(getattr(request, "request_id", ""))
 
 
 class ContentSecurityPolicyMiddleware:
@@ -64,3 +61,8 @@ class ContentSecurityPolicyMiddleware:
 
 def _policy(directives: dict[str, list[str]]) -> str:
     return "; ".join(f"{name} {' '.join(sources)}" for name, sources in directives.items())
+
+
+def request_id_of(request: object) -> str:
+    """The id RequestIdMiddleware gave this request (a DRF Request proxies to it)."""
+    return str(getattr(request, "request_id", ""))

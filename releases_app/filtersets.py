@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import django_filters
 
-from kernel.filtersets import ChoiceInFilter, route_slug_filter
+from contracts_app.document.schema import ROUTE_HELP, ROUTE_PATTERN
+from kernel.filtersets import ChoiceInFilter, pattern_filter
 from releases_app.choices import ReleaseState
 from releases_app.models import Release
 
 
 class ReleaseFilterSet(django_filters.FilterSet):
-    route = route_slug_filter("route__slug")
+    route = pattern_filter("route__slug", pattern=ROUTE_PATTERN, message=ROUTE_HELP, help_text="route slug")
     state = ChoiceInFilter(
         field_name="state",
         choices=ReleaseState.choices,

@@ -6,6 +6,7 @@ list: pyproject finds `*_app` packages, the Dockerfiles copy the whole context.
 Imports nothing, so it runs as a plain script before the virtualenv exists."""
 
 PROJECT_APPS: tuple[str, ...] = (
+    "kernel",
     "specpact",
     "accounts_app",
     "audit_app",

@@ -139,6 +139,13 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 1024 * 1024
 # 4 levels x 512 requests x 512 tokens run (both arms) weighs 36.6 MiB in result schema 2
 # (13.7 MiB gzipped; benchmarks/result_size.py measures it); the default leaves ~2.2x.
 RUN_RESULT_MAX_BYTES = env_int("RUN_RESULT_MAX_BYTES", 80 * 1024 * 1024)
+# The request bodies the request guard (kernel/api/guard.py) holds to a limit of their own
+# instead of DATA_UPLOAD_MAX_MEMORY_SIZE: which method and path, the setting with the limit,
+# and whether the view streams the body itself (the guard then leaves it unread).
+API_BODY_LIMITS: list[dict[str, str | bool]] = [
+    {"method": "PUT", "path": r"^/api/v1/runs/[^/]+/result/?$", "setting": "RUN_RESULT_MAX_BYTES"},
+    {"method": "POST", "path": r"^/api/v1/workloads/?$", "setting": "WORKLOAD_MAX_BYTES", "streamed": True},
+]
 # The most rows one page of a list endpoint returns (?limit= is clamped to it).
 API_MAX_PAGE_SIZE = env_int("API_MAX_PAGE_SIZE", 500)
 
@@ -162,7 +169,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PARSER_CLASSES": [
         "kernel.api.parsers.SafeJSONParser",
-        "kernel.api.parsers.YAMLParser",
+        "contracts_app.api.parsers.YAMLParser",
     ],
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",

@@ -94,6 +94,10 @@ class Worker(models.Model):
     """A registered inference machine. It never touches the database: everything here
     arrives over the REST API with its token."""
 
+    # The API throttle's rate for requests made with a worker's token (kernel/api/throttles.py):
+    # workers report progress and results at the pace of their runs.
+    throttle_scope = "worker"
+
     name = models.CharField(max_length=100)
     host = models.CharField(max_length=255)
     # "cpu", "gpu-h100", "gpu-a10g": decides the pool queue it consumes.

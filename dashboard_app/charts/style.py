@@ -14,8 +14,8 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from kernel import plotting
 from kernel.plotting import OKABE_ITO
-from specpact import plotting
 
 TIMES = "\u00d7"  # the multiplication sign of "1.5x" (escaped: ruff flags the literal)
 ARM_STYLE: dict[str, dict[str, str]] = {

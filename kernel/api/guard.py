@@ -2,9 +2,9 @@
 before any view (or Django's own body parsing) runs.
 
 - Body size: every request is held to DATA_UPLOAD_MAX_MEMORY_SIZE (1 MiB: contracts,
-  decisions, reports), except a worker's `PUT /api/v1/runs/{id}/result`, held to
-  RUN_RESULT_MAX_BYTES, and a workload upload (`POST /api/v1/workloads/`), held to
-  WORKLOAD_MAX_BYTES and left unread here: workloads_app/api/uploads.py streams it. Over a
+  decisions, reports), except the bodies settings.API_BODY_LIMITS names with their own
+  limit (a worker's result upload; a workload upload, which is left unread here because
+  its view streams it). The kernel knows no app's URL: the settings name them. Over a
   limit: 413 problem+json naming the limit and its setting.
 - `Content-Encoding: gzip` on an API request is decompressed here, in bounded steps: the
   decompressed size counts against the same limit (a gzip bomb is a 413 after at most
@@ -30,8 +30,6 @@ from kernel.api.problems import problem_http_response, too_large_problem
 from kernel.errors import DomainError, FieldError
 
 API_PREFIX = "/api/"
-_RESULT_UPLOAD = re.compile(r"^/api/v1/runs/[^/]+/result/?$")
-_WORKLOAD_UPLOAD = re.compile(r"^/api/v1/workloads/?$")
 _FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 _GZIP_WBITS = 16 + zlib.MAX_WBITS
 _STEP = 1024 * 1024
@@ -45,18 +43,25 @@ def is_api(request: HttpRequest) -> bool:
     return request.path_info.startswith(API_PREFIX)
 
 
+def _own_limit(request: HttpRequest) -> dict[str, str | bool] | None:
+    """The entry of settings.API_BODY_LIMITS this request's body falls under, if any."""
+    for entry in settings.API_BODY_LIMITS:
+        if request.method == entry["method"] and re.match(str(entry["path"]), request.path_info):
+            return entry
+    return None
+
+
 def is_streamed_upload(request: HttpRequest) -> bool:
-    """A workload upload: its view reads the body in chunks under its own limit."""
-    return request.method == "POST" and bool(_WORKLOAD_UPLOAD.match(request.path_info))
+    """A body its view reads in chunks under its own limit (a workload upload)."""
+    entry = _own_limit(request)
+    return entry is not None and bool(entry.get("streamed"))
 
 
 def body_limit(request: HttpRequest) -> tuple[int, str]:
     """(bytes, the setting that says so) for this request's body."""
-    if request.method == "PUT" and _RESULT_UPLOAD.match(request.path_info):
-        return int(settings.RUN_RESULT_MAX_BYTES), "RUN_RESULT_MAX_BYTES"
-    if is_streamed_upload(request):
-        return int(settings.WORKLOAD_MAX_BYTES), "WORKLOAD_MAX_BYTES"
-    return int(settings.DATA_UPLOAD_MAX_MEMORY_SIZE), "DATA_UPLOAD_MAX_MEMORY_SIZE"
+    entry = _own_limit(request)
+    setting = str(entry["setting"]) if entry else "DATA_UPLOAD_MAX_MEMORY_SIZE"
+    return int(getattr(settings, setting)), setting
 
 
 def _declared_length(request: HttpRequest) -> int:

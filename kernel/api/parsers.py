@@ -1,7 +1,8 @@
 """Request parsers. JSON and YAML bodies are held to `kernel.api.safety` (depth, NUL, lone
 surrogates, non-finite and out-of-range numbers) before any view sees them: a body that
 breaks a rule is a 400 problem naming the path, never a RecursionError or a database error.
-YAML bodies are accepted for contract uploads (`Content-Type: application/yaml`)."""
+YAML bodies (contract uploads) are parsed by the contract format's own parser,
+`contracts_app/api/parsers.py`, under the same rules."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from django.conf import settings
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import BaseParser
 
-from kernel.api.safety import YAML_MAX_NODES, UnsafeInput, check_depth, check_parsed
+from kernel.api.safety import UnsafeInput, check_depth, check_parsed
 from kernel.errors import DomainError, FieldError
 
 
@@ -52,23 +53,3 @@ class SafeJSONParser(BaseParser):
         encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
         raw = stream.read() if stream is not None else b""
         return load_json(raw, encoding)
-
-
-class YAMLParser(BaseParser):
-    media_type = "application/yaml"
-
-    def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
-        # Imported here: settings load this module before the apps are ready.
-        from contracts_app.document import ContractError, parse_document
-
-        raw = stream.read() if stream is not None else b""
-        try:
-            data = parse_document(raw, "yaml")
-            check_parsed(data, max_nodes=YAML_MAX_NODES)
-        except ContractError as exc:
-            raise ParseError(exc.detail) from exc
-        except UnsafeInput as exc:
-            raise unsafe_problem(exc) from None
-        except RecursionError:
-            raise unsafe_problem(UnsafeInput("", "nested too deeply")) from None
-        return data

@@ -25,20 +25,17 @@ class _SettingsRate:
         return None if rate is None else str(rate)
 
 
-# Registered workers report progress and results at the pace of their runs: their own rate.
-_WORKER_LABEL = "benchmarks_app.worker"
-
-
 class TokenRateThrottle(_SettingsRate, SimpleRateThrottle):
-    """Per API token (a worker's at the `worker` rate); a session without a token counts
-    as its user."""
+    """Per API token; a session without a token counts as its user. A token object may
+    name a rate of its own with a `throttle_scope` attribute (registered workers report
+    progress and results at the pace of their runs: `worker`)."""
 
     scope = "token"
 
     def allow_request(self, request: Request, view: Any) -> bool:
-        meta = getattr(request.auth, "_meta", None)
-        if meta is not None and meta.label_lower == _WORKER_LABEL:
-            self.scope = "worker"
+        own_scope = getattr(request.auth, "throttle_scope", None)
+        if isinstance(own_scope, str):
+            self.scope = own_scope
             self.rate = self.get_rate()
             self.num_requests, self.duration = self.parse_rate(self.rate)
         return bool(super().allow_request(request, view))
