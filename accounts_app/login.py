@@ -23,7 +23,6 @@ from rest_framework.throttling import BaseThrottle
 
 from audit_app.actors import Actor
 from audit_app.services import audit_record
-from kernel.middleware import request_id_of
 
 _PREFIX = "login-limit"
 
@@ -69,7 +68,6 @@ def _count_failure(request: HttpRequest, username: str) -> int | None:
                 obj_id=username[:150] if what == "username" else ident.removeprefix("addr:"),
                 after={"locked_by": what, "failures": failures, "seconds": window},
                 reason=f"{failures} failed sign-ins for this {what} within {window} s",
-                request_id=request_id_of(request),
             )
             tripped = window
     return tripped

@@ -68,7 +68,6 @@ def token_issue(
     routes: Iterable[str] = (),
     name: str = "",
     expires_at: datetime | None = None,
-    request_id: str = "",
 ) -> IssuedToken:
     """Issue a token for `user` with `role` (at most the user's own role), optionally
     scoped to route slugs. Non-admins issue tokens for themselves only."""
@@ -105,12 +104,11 @@ def token_issue(
             obj_type="token",
             obj_id=token.prefix,
             after=token_summary(token),
-            request_id=request_id,
         )
     return IssuedToken(token=token, key=key)
 
 
-def token_revoke(*, token: ApiToken, actor: Actor | Any, reason: str = "", request_id: str = "") -> ApiToken:
+def token_revoke(*, token: ApiToken, actor: Actor | Any, reason: str = "") -> ApiToken:
     who = as_actor(actor)
     if not _may_manage_tokens_of(who, token.user):
         raise Forbidden("Only an admin can revoke another user's token.")
@@ -130,12 +128,11 @@ def token_revoke(*, token: ApiToken, actor: Actor | Any, reason: str = "", reque
             before=before,
             after=token_summary(token),
             reason=reason,
-            request_id=request_id,
         )
     return token
 
 
-def user_create(*, username: str, role: str, actor: Actor | Any, request_id: str = "") -> Any:
+def user_create(*, username: str, role: str, actor: Actor | Any) -> Any:
     """A user for scripts and pipelines: no usable password (they authenticate with tokens)."""
     _check_role(role)
     user_model = get_user_model()
@@ -153,12 +150,11 @@ def user_create(*, username: str, role: str, actor: Actor | Any, request_id: str
             obj_type="user",
             obj_id=username,
             after={"username": username, "role": role},
-            request_id=request_id,
         )
     return user
 
 
-def user_set_role(*, user: Any, role: str, actor: Actor | Any, request_id: str = "") -> UserRole:
+def user_set_role(*, user: Any, role: str, actor: Actor | Any) -> UserRole:
     _check_role(role)
     with transaction.atomic():
         before = user_role(user)
@@ -170,6 +166,5 @@ def user_set_role(*, user: Any, role: str, actor: Actor | Any, request_id: str =
             obj_id=user.get_username(),
             before={"role": before},
             after={"role": role},
-            request_id=request_id,
         )
     return row

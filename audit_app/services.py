@@ -35,7 +35,6 @@ def audit_record(
     before: Any = None,
     after: Any = None,
     reason: str = "",
-    request_id: str = "",
 ) -> AuditEvent:
     """Append one event in the caller's transaction: if the caller rolls back, the event
     goes too. `actor` is an Actor, a user, or None (the system); `route` a Route or slug.
@@ -58,7 +57,7 @@ def audit_record(
             "before": json_safe(before),
             "after": json_safe(after),
             "reason": reason,
-            "request_id": request_id or current_request_id(),
+            "request_id": current_request_id(),
             "prev_hash": head["hash"] if head else GENESIS,
         }
         event = AuditEvent.objects.create(**fields, hash=event_hash(**fields))

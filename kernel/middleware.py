@@ -61,8 +61,3 @@ class ContentSecurityPolicyMiddleware:
 
 def _policy(directives: dict[str, list[str]]) -> str:
     return "; ".join(f"{name} {' '.join(sources)}" for name, sources in directives.items())
-
-
-def request_id_of(request: object) -> str:
-    """The id RequestIdMiddleware gave this request (a DRF Request proxies to it)."""
-    return str(getattr(request, "request_id", ""))

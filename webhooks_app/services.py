@@ -40,7 +40,7 @@ def _checked_events(events: list[str]) -> list[str]:
 
 
 def subscription_create(
-    *, url: str, events: list[str], route: str = "", description: str = "", actor: Any, request_id: str = ""
+    *, url: str, events: list[str], route: str = "", description: str = "", actor: Any
 ) -> CreatedSubscription:
     who = as_actor(actor)
     require_role(who, "admin")
@@ -72,12 +72,11 @@ def subscription_create(
             obj_id=subscription.pk,
             route=route or None,
             after={"url": url, "events": checked, "route": route or None},
-            request_id=request_id,
         )
     return CreatedSubscription(subscription, secret)
 
 
-def subscription_delete(*, subscription_id: int, actor: Any, request_id: str = "") -> None:
+def subscription_delete(*, subscription_id: int, actor: Any) -> None:
     who = as_actor(actor)
     require_role(who, "admin")
     with transaction.atomic():
@@ -91,7 +90,6 @@ def subscription_delete(*, subscription_id: int, actor: Any, request_id: str = "
             obj_id=subscription.pk,
             route=subscription.route or None,
             before={"url": subscription.url, "events": subscription.events},
-            request_id=request_id,
         )
         subscription.delete()
 
@@ -134,7 +132,7 @@ def deliveries_write(
     return len(rows)
 
 
-def delivery_redeliver(*, delivery_id: int, actor: Any, request_id: str = "") -> Delivery:
+def delivery_redeliver(*, delivery_id: int, actor: Any) -> Delivery:
     """Send a delivery again, whatever its state: its tries start over (same body, same id)."""
     who = as_actor(actor)
     require_role(who, "admin")
@@ -156,7 +154,6 @@ def delivery_redeliver(*, delivery_id: int, actor: Any, request_id: str = "") ->
             route=delivery.route or None,
             before=before,
             after={"state": delivery.state},
-            request_id=request_id,
         )
     return delivery
 

@@ -99,9 +99,7 @@ def _check_options(name: str, options: UploadOptions) -> None:
         raise DomainError("The upload is invalid; see errors.", errors=errors)
 
 
-def workload_upload(
-    *, name: str, raw: bytes, options: UploadOptions, actor: Any, request_id: str = ""
-) -> WorkloadUpload:
+def workload_upload(*, name: str, raw: bytes, options: UploadOptions, actor: Any) -> WorkloadUpload:
     """Import `raw` (in `options.format`) as version `name@<digest>`. The same content
     under the same name is the same version (`created=False`): uploads are idempotent by
     content. Every invalid line is reported at once and nothing is stored."""
@@ -145,31 +143,29 @@ def workload_upload(
         "redaction": counts,
         "warnings": [{imported.unit: n, "message": m} if n else {"message": m} for n, _, m in warnings][:200],
     }
-    return _store(name, digest, data, fields, as_actor(actor), request_id)
+    return _store(name, digest, data, fields, as_actor(actor))
 
 
-def _store(
-    name: str, digest: str, data: bytes, fields: dict[str, Any], who: Actor, request_id: str
-) -> WorkloadUpload:
+def _store(name: str, digest: str, data: bytes, fields: dict[str, Any], who: Actor) -> WorkloadUpload:
     try:
         with transaction.atomic():
             existing = WorkloadVersion.objects.select_for_update().filter(name=name, digest=digest).first()
             if existing is not None:
                 if WorkloadContent.objects.filter(version=existing).exists():
                     if who.user is not None and _add_uploader(existing, who.user):
-                        _audit_upload(existing, who, request_id, restored=False)
+                        _audit_upload(existing, who, restored=False)
                     return WorkloadUpload(existing, created=False)
                 # Deleted before, uploaded again: the same version gets its content back.
                 WorkloadContent.objects.create(version=existing, data=data)
                 if who.user is not None:
                     _add_uploader(existing, who.user)
-                _audit_upload(existing, who, request_id, restored=True)
+                _audit_upload(existing, who, restored=True)
                 return WorkloadUpload(existing, created=True, restored=True)
             version = WorkloadVersion.objects.create(name=name, digest=digest, created_by=who.user, **fields)
             WorkloadContent.objects.create(version=version, data=data)
             if who.user is not None:
                 _add_uploader(version, who.user)
-            _audit_upload(version, who, request_id, restored=False)
+            _audit_upload(version, who, restored=False)
             return WorkloadUpload(version, created=True)
     except IntegrityError:
         # A concurrent upload of the same content under the same name stored it first.
@@ -184,7 +180,7 @@ def _add_uploader(version: WorkloadVersion, user: Any) -> bool:
     return True
 
 
-def _audit_upload(version: WorkloadVersion, who: Actor, request_id: str, *, restored: bool) -> None:
+def _audit_upload(version: WorkloadVersion, who: Actor, *, restored: bool) -> None:
     audit_record(
         actor=who,
         action="workload.restored" if restored else "workload.uploaded",
@@ -198,11 +194,10 @@ def _audit_upload(version: WorkloadVersion, who: Actor, request_id: str, *, rest
             "conversations": version.conversations,
             "redaction": version.redaction,
         },
-        request_id=request_id,
     )
 
 
-def workload_delete(*, version: WorkloadVersion, actor: Any, reason: str, request_id: str = "") -> AuditEvent:
+def workload_delete(*, version: WorkloadVersion, actor: Any, reason: str) -> AuditEvent:
     """Remove the version's content. Refused while a route's active contract version
     measures on it; allowed to its uploader and to admins. The version row (name, digest,
     numbers) stays, and the audit event is the tombstone: name, digest, who, when, why."""
@@ -253,5 +248,4 @@ def workload_delete(*, version: WorkloadVersion, actor: Any, reason: str, reques
             },
             after={"name": version.name, "digest": version.digest, "content": "deleted"},
             reason=reason.strip(),
-            request_id=request_id,
         )

@@ -79,7 +79,6 @@ class TokenListApi(GenericAPIView[ApiToken]):
             name=data.validated_data["name"],
             expires_at=data.validated_data["expires_at"],
             actor=actor_from_request(request),
-            request_id=request.request_id,  # type: ignore[attr-defined]
         )
         body = {**TokenSerializer(issued.token).data, "key": issued.key}
         return Response(body, status=status.HTTP_201_CREATED, headers={"Cache-Control": "no-store"})
@@ -99,7 +98,6 @@ class TokenDetailApi(APIView):
         services.token_revoke(
             token=_token(request, token_id),
             actor=actor_from_request(request),
-            request_id=request.request_id,  # type: ignore[attr-defined]
         )
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -116,6 +114,5 @@ class TokenRevokeApi(APIView):
             token=_token(request, token_id),
             actor=actor_from_request(request),
             reason=data.validated_data["reason"],
-            request_id=request.request_id,  # type: ignore[attr-defined]
         )
         return Response(TokenSerializer(token).data)

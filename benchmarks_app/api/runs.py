@@ -117,7 +117,6 @@ class RunListView(GenericAPIView[Run]):
             worker=worker,
             pool=v.get("pool"),
             overrides=overrides,
-            request_id=getattr(request, "request_id", ""),
         )
         return Response(RunDetailOut(run_get(run.pk)).data, status=status.HTTP_201_CREATED)
 
@@ -157,7 +156,6 @@ class RunCancelView(APIView):
             run=run,
             actor=actor_from_request(request),
             reason=reason,
-            request_id=getattr(request, "request_id", ""),
         )
         return Response(RunOut(run_get(run_id)).data)
 

@@ -69,7 +69,6 @@ class RegisterView(APIView):
             agent_version=v["agent_version"],
             spec_versions=v["spec_versions"],
             extra_queues=v["queues"],
-            request_id=getattr(request, "request_id", ""),
         )
         worker = registration.worker
         body = {
@@ -137,6 +136,5 @@ class WorkerRevokeView(APIView):
             worker=worker_get(worker_id),
             actor=actor_from_request(request),
             reason=data.validated_data["reason"],
-            request_id=getattr(request, "request_id", ""),
         )
         return Response(WorkerOut(worker_get(worker.pk)).data)

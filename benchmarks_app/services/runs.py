@@ -116,7 +116,6 @@ def run_create(
     worker: Worker | None = None,
     pool: str | None = None,
     overrides: dict[str, Any] | None = None,
-    request_id: str = "",
 ) -> Run:
     """A standalone run an operator asks for (no release)."""
     if baseline.route_id != route.pk or candidate.route_id != route.pk:
@@ -154,7 +153,6 @@ def run_create(
         obj_id=run.pk,
         route=route,
         after={"lane": lane, "queue": run.queue, "baseline": baseline.number, "candidate": candidate.number},
-        request_id=request_id,
     )
     return run
 
@@ -204,7 +202,7 @@ def release_runs_create(*, release: Any, actor: Any, endpoints: dict[str, Any] |
 
 
 @transaction.atomic
-def run_cancel(*, run: Run, actor: Any, reason: str, request_id: str = "") -> Run:
+def run_cancel(*, run: Run, actor: Any, reason: str) -> Run:
     """Queued: it never starts (the relay discards its message, the worker's claim is
     refused). Running: the worker stops at its next progress report; its result is refused."""
     reason = checked_text(reason, field="reason", max_length=REASON_MAX)
@@ -231,7 +229,6 @@ def run_cancel(*, run: Run, actor: Any, reason: str, request_id: str = "") -> Ru
         before={"state": before},
         after={"state": locked.state},
         reason=reason,
-        request_id=request_id,
     )
     announce_run_finished(run=locked)
     return locked

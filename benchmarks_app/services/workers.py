@@ -132,7 +132,6 @@ def worker_register(
     agent_version: str,
     spec_versions: list[int],
     extra_queues: list[str],
-    request_id: str = "",
 ) -> Registration:
     hardware_class = hardware_class_of(hardware)
     capabilities = sorted(set(capabilities))
@@ -167,7 +166,6 @@ def worker_register(
             "agent_version": agent_version,
             "bootstrap_token": bootstrap.hint,
         },
-        request_id=request_id,
     )
     return Registration(worker=worker, token=token)
 
@@ -195,7 +193,7 @@ def worker_heartbeat(*, worker: Worker, current_run: dict[str, int] | None) -> W
 
 
 @transaction.atomic
-def worker_revoke(*, worker: Worker, actor: Any, reason: str, request_id: str = "") -> Worker:
+def worker_revoke(*, worker: Worker, actor: Any, reason: str) -> Worker:
     """Its token stops working at once; a run it holds is lost and handled by the sweep."""
     ensure_fleet_wide(actor, "revoke workers")
     reason = checked_text(reason, field="reason", max_length=REASON_MAX)
@@ -214,6 +212,5 @@ def worker_revoke(*, worker: Worker, actor: Any, reason: str, request_id: str = 
         before={"status": "registered"},
         after={"status": "revoked"},
         reason=reason,
-        request_id=request_id,
     )
     return locked

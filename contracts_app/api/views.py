@@ -41,7 +41,6 @@ from contracts_app.models import ContractVersion, Route
 from kernel.api.etags import IF_MATCH_PARAMETER, if_match_tags
 from kernel.api.idempotency import idempotent
 from kernel.api.pagination import paginate
-from kernel.middleware import request_id_of
 
 
 def _route(request: Request, slug: str) -> Route:
@@ -68,9 +67,7 @@ class RouteListApi(GenericAPIView[Route]):
     def post(self, request: Request) -> Response:
         data = RouteCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        route = services.route_create(
-            **data.validated_data, actor=actor_from_request(request), request_id=request_id_of(request)
-        )
+        route = services.route_create(**data.validated_data, actor=actor_from_request(request))
         return Response(RouteSerializer(route).data, status=status.HTTP_201_CREATED)
 
 
@@ -106,7 +103,6 @@ class RouteDetailApi(APIView):
             description=data.validated_data["description"],
             if_match=if_match_tags(request),
             actor=actor_from_request(request),
-            request_id=request_id_of(request),
         )
         fresh = selectors.route_get(slug)
         return Response(RouteSerializer(fresh).data, headers={"ETag": fresh.etag})
@@ -144,7 +140,6 @@ class VersionListApi(GenericAPIView[ContractVersion]):
             document=document,
             source_format=fmt,
             actor=actor_from_request(request),
-            request_id=request_id_of(request),
         )
         body = {
             **VersionSummarySerializer(upload.version).data,

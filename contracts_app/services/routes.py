@@ -16,9 +16,7 @@ from kernel.errors import NotFound
 from kernel.text import DESCRIPTION_MAX, checked_text
 
 
-def route_update(
-    *, slug: str, description: str, actor: Any, if_match: list[str] | None = None, request_id: str = ""
-) -> Route:
+def route_update(*, slug: str, description: str, actor: Any, if_match: list[str] | None = None) -> Route:
     """Set the description; `if_match` (the client's ETags) must name the route's current
     one or nothing is written (412). An unchanged description writes nothing and audits
     nothing."""
@@ -43,6 +41,5 @@ def route_update(
             route=route,
             before={"description": before},
             after={"description": description},
-            request_id=request_id,
         )
     return route

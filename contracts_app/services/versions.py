@@ -35,7 +35,7 @@ class VersionUpload:
     diff_from_active: list[dict[str, Any]]
 
 
-def _audit_route_created(route: Route, actor: Actor, request_id: str) -> None:
+def _audit_route_created(route: Route, actor: Actor) -> None:
     audit_record(
         actor=actor,
         action="route.created",
@@ -43,11 +43,10 @@ def _audit_route_created(route: Route, actor: Actor, request_id: str) -> None:
         obj_id=route.slug,
         route=route,
         after={"slug": route.slug, "description": route.description},
-        request_id=request_id,
     )
 
 
-def route_create(*, slug: str, description: str = "", actor: Any, request_id: str = "") -> Route:
+def route_create(*, slug: str, description: str = "", actor: Any) -> Route:
     """`actor`: an audit Actor, a user, or None for the system. A route-scoped token
     creates only routes in its scope (404 otherwise, as for a version upload)."""
     ensure_route_access(as_actor(actor), None, creating_slug=slug)
@@ -60,7 +59,7 @@ def route_create(*, slug: str, description: str = "", actor: Any, request_id: st
     try:
         with transaction.atomic():
             route = Route.objects.create(slug=slug, description=description)
-            _audit_route_created(route, as_actor(actor), request_id)
+            _audit_route_created(route, as_actor(actor))
     except IntegrityError:
         raise Conflict(f"A route named {slug!r} already exists.", code="route_exists") from None
     return route
@@ -102,7 +101,6 @@ def contract_version_create(
     document: Any,
     source_format: str,
     actor: Any,
-    request_id: str = "",
 ) -> VersionUpload:
     """Validate `document` and store it as the route's next version.
 
@@ -148,7 +146,7 @@ def contract_version_create(
             workload_references.record_uses(contract_version=version, resolved=workloads)
         diff = _diff_from_active(route, stored)
         if route_created:
-            _audit_route_created(route, who, request_id)
+            _audit_route_created(route, who)
         audit_record(
             actor=who,
             action="contract.uploaded",
@@ -156,7 +154,6 @@ def contract_version_create(
             obj_id=f"{route.slug}:v{version.number}",
             route=route,
             after={"version": version.number, "digest": digest, "method": version.speculation_method},
-            request_id=request_id,
         )
     return VersionUpload(version, True, diff)
 

@@ -13,6 +13,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
+from kernel.context import current_request_id
 from kernel.errors import DomainError, FieldError
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
@@ -34,7 +35,7 @@ _TITLES = {
 
 
 def _problem_body(
-    status_code: int, detail: str, code: str, errors: list[FieldError] | None, request_id: str | None
+    status_code: int, detail: str, code: str, errors: list[FieldError] | None
 ) -> dict[str, Any]:
     body: dict[str, Any] = {
         "type": f"https://specpact.dev/problems/{code}",
@@ -45,6 +46,7 @@ def _problem_body(
     }
     if errors:
         body["errors"] = [e.as_dict() for e in errors]
+    request_id = current_request_id()
     if request_id:
         body["request_id"] = request_id
     return body
@@ -60,7 +62,7 @@ def problem_http_response(
 ) -> HttpResponse:
     """The same problem as a plain Django response, for middleware and error handlers that
     answer before (or outside) DRF."""
-    body = _problem_body(status_code, detail, code, errors, getattr(request, "request_id", None))
+    body = _problem_body(status_code, detail, code, errors)
     return HttpResponse(json.dumps(body), status=status_code, content_type=PROBLEM_CONTENT_TYPE)
 
 
@@ -85,10 +87,9 @@ def problem_response(
     *,
     code: str = "error",
     errors: list[FieldError] | None = None,
-    request_id: str | None = None,
     headers: dict[str, str] | None = None,
 ) -> Response:
-    body = _problem_body(status_code, detail, code, errors, request_id)
+    body = _problem_body(status_code, detail, code, errors)
     response = Response(body, status=status_code, headers=headers)
     response.content_type = PROBLEM_CONTENT_TYPE
     return response
@@ -116,7 +117,6 @@ def _flatten(detail: Any, prefix: str = "") -> list[FieldError]:
 
 def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     request = context.get("request")
-    request_id = getattr(request, "request_id", None) if request is not None else None
 
     if isinstance(exc, RequestDataTooBig):
         exc = body_too_big_problem()
@@ -125,9 +125,7 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
             "The form has more fields than DATA_UPLOAD_MAX_NUMBER_FIELDS allows.", code="too_many_fields"
         )
     if isinstance(exc, DomainError):
-        return problem_response(
-            exc.status, exc.detail, code=exc.code, errors=exc.errors, request_id=request_id
-        )
+        return problem_response(exc.status, exc.detail, code=exc.code, errors=exc.errors)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, PermissionDenied):
@@ -154,7 +152,6 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
             "The request is invalid; see errors.",
             code="invalid",
             errors=errors,
-            request_id=request_id,
             headers=headers,
         )
     detail = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
@@ -162,6 +159,5 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
         response.status_code,
         str(detail),
         code=str(getattr(exc, "default_code", "error")),
-        request_id=request_id,
         headers=headers,
     )

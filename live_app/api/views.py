@@ -20,7 +20,6 @@ from audit_app.actors import actor_from_request
 from contracts_app.models import Route
 from contracts_app.selectors import route_get
 from kernel.errors import NotFound
-from kernel.middleware import request_id_of
 from live_app.api.serializers import EndpointBenchmarkIn, ProbeSerializer
 from live_app.models import Endpoint
 from live_app.selectors import endpoint_get
@@ -55,9 +54,7 @@ class EndpointProbeApi(APIView):
     )
     def post(self, request: Request, slug: str, name: str) -> Response:
         endpoint = endpoint_for(request, slug, name)
-        probe = endpoint_probe(
-            endpoint=endpoint, actor=actor_from_request(request), request_id=request_id_of(request)
-        )
+        probe = endpoint_probe(endpoint=endpoint, actor=actor_from_request(request))
         return Response(ProbeSerializer(probe).data)
 
 
@@ -83,7 +80,6 @@ class EndpointBenchmarkApi(APIView):
             candidate=v["candidate"],
             lane=v.get("lane"),
             actor=actor_from_request(request),
-            request_id=request_id_of(request),
         )
         body = {"id": run.pk, "state": run.state, "lane": run.lane, "endpoints": run.endpoints}
         return Response(body, status=status.HTTP_201_CREATED, headers={"Location": f"/api/v1/runs/{run.pk}/"})

@@ -84,7 +84,6 @@ def endpoint_create(
     metrics_url: Any = "",
     auth: Any = None,
     actor: Actor | Any,
-    request_id: str = "",
 ) -> Endpoint:
     """Register a named endpoint of `route` (operators). Every field checked before anything
     is written; the URLs against the allowed networks."""
@@ -125,7 +124,6 @@ def endpoint_create(
             obj_id=endpoint.pk,
             route=route_obj,
             after=endpoint_snapshot(endpoint),
-            request_id=request_id,
         )
     return endpoint
 
@@ -143,7 +141,6 @@ def endpoint_update(
     expected_version: ContractVersion | None = None,
     metrics_url: Any = _UNSET,
     auth: Any = _UNSET,
-    request_id: str = "",
 ) -> Endpoint:
     """Change what an endpoint is (operators): typically point a canary at the release it
     now serves (`expects: release:<id>`). Each given field is checked as at registration;
@@ -185,14 +182,11 @@ def endpoint_update(
             route=locked.route,
             before=before,
             after=endpoint_snapshot(locked),
-            request_id=request_id,
         )
     return locked
 
 
-def endpoint_delete(
-    *, endpoint: Endpoint, actor: Actor | Any, reason: str = "", request_id: str = ""
-) -> None:
+def endpoint_delete(*, endpoint: Endpoint, actor: Actor | Any, reason: str = "") -> None:
     """Admins only; its probes, samples and alerts go with it (the audit trail keeps them)."""
     who = as_actor(actor)
     require_role(who, "admin")
@@ -209,5 +203,4 @@ def endpoint_delete(
             route=endpoint.route,
             before=before,
             reason=reason,
-            request_id=request_id,
         )

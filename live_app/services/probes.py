@@ -88,18 +88,16 @@ def _permitted(who: Actor, actor: Any, endpoint: Endpoint) -> None:
         ensure_route_access(who, endpoint.route)
 
 
-def endpoint_probe(*, endpoint: Endpoint, actor: Actor | Any = None, request_id: str = "") -> Probe:
+def endpoint_probe(*, endpoint: Endpoint, actor: Actor | Any = None) -> Probe:
     """Probe now and store the probe. Operators ask (a probe sends requests out); the
     scheduled probes come with no actor (the system)."""
     who = as_actor(actor)
     _permitted(who, actor, endpoint)
     expected = expected_version(endpoint)
-    return _store(endpoint, expected, _outcome(endpoint, expected), who, request_id)
+    return _store(endpoint, expected, _outcome(endpoint, expected), who)
 
 
-def endpoints_probe(
-    *, endpoints: list[Endpoint], actor: Actor | Any = None, request_id: str = ""
-) -> list[Probe]:
+def endpoints_probe(*, endpoints: list[Endpoint], actor: Actor | Any = None) -> list[Probe]:
     """Probe several endpoints at once (a benchmark's two arms): the requests go out in
     parallel, so the whole takes one probe's time limit, not one per endpoint; the probes
     are stored here, in order."""
@@ -109,10 +107,10 @@ def endpoints_probe(
     expected = [expected_version(e) for e in endpoints]
     with ThreadPoolExecutor(max_workers=max(1, len(endpoints)), thread_name_prefix="probe") as pool:
         outcomes = list(pool.map(_outcome, endpoints, expected))
-    return [_store(e, x, o, who, request_id) for e, x, o in zip(endpoints, expected, outcomes, strict=True)]
+    return [_store(e, x, o, who) for e, x, o in zip(endpoints, expected, outcomes, strict=True)]
 
 
-def _store(endpoint: Endpoint, expected: Expected, outcome: Outcome, who: Actor, request_id: str) -> Probe:
+def _store(endpoint: Endpoint, expected: Expected, outcome: Outcome, who: Actor) -> Probe:
     probed_at = datetime.fromisoformat(outcome.probed_at)
     with transaction.atomic():
         locked = Endpoint.objects.select_for_update().select_related("route").filter(pk=endpoint.pk).first()
@@ -147,7 +145,6 @@ def _store(endpoint: Endpoint, expected: Expected, outcome: Outcome, who: Actor,
                     "differences": outcome.differences,
                     "reason": outcome.reason[:500],
                 },
-                request_id=request_id,
             )
     if outcome.counters is not None and expected.version is not None:
         acceptance_record(endpoint=locked, counters=outcome.counters, version=expected.version, at=probed_at)

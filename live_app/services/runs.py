@@ -67,12 +67,12 @@ class Arm:
         return self.probe.version
 
 
-def probed_arms(endpoints: dict[str, Endpoint], *, actor: Actor, request_id: str) -> dict[str, Arm]:
+def probed_arms(endpoints: dict[str, Endpoint], *, actor: Actor) -> dict[str, Arm]:
     """Probe each arm's endpoint now. A drifted one refuses the benchmark (409 naming each
     field that differs): benchmarking the wrong configuration is worse than none. One that
     could not be read at all refuses it too (its requests would only fail). An `unknown` one
     that answered goes ahead (TGI reports no speculation settings at all); its probe says why."""
-    probes = endpoints_probe(endpoints=list(endpoints.values()), actor=actor, request_id=request_id)
+    probes = endpoints_probe(endpoints=list(endpoints.values()), actor=actor)
     arms = {arm: Arm(e, probe) for (arm, e), probe in zip(endpoints.items(), probes, strict=True)}
     drifted = [
         drift_words(a.endpoint.name, a.probe.differences)
@@ -110,7 +110,6 @@ def endpoints_run_create(
     lane: str | None = None,
     overrides: dict[str, Any] | None = None,
     actor: Actor | Any,
-    request_id: str = "",
 ) -> Run:
     who = as_actor(actor)
     require_role(who, "operator")
@@ -118,7 +117,7 @@ def endpoints_run_create(
     endpoints = {
         arm: endpoint_named(route, name, arm) for arm, name in zip(ARMS, (baseline, candidate), strict=True)
     }
-    arms = probed_arms(endpoints, actor=who, request_id=request_id)
+    arms = probed_arms(endpoints, actor=who)
     given = {arm: arm_engine(a.endpoint, a.version.document) for arm, a in arms.items()}
     return run_create(
         route=route,
@@ -129,5 +128,4 @@ def endpoints_run_create(
         engine_kind="openai",
         endpoints=given,
         overrides=overrides,
-        request_id=request_id,
     )

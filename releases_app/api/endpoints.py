@@ -18,7 +18,6 @@ from rest_framework.views import APIView
 
 from accounts_app.permissions import role_permissions
 from audit_app.actors import actor_from_request
-from kernel.middleware import request_id_of
 from live_app.api.serializers import (
     DeleteIn,
     EndpointSerializer,
@@ -64,7 +63,6 @@ class EndpointListApi(APIView):
             metrics_url=v.get("metrics_url", ""),
             auth=v.get("auth"),
             actor=actor_from_request(request),
-            request_id=request_id_of(request),
         )
         return Response(
             EndpointSerializer(endpoint).data,
@@ -100,7 +98,6 @@ class EndpointDetailApi(APIView):
         endpoint = endpoint_change(
             endpoint=endpoint,
             actor=actor_from_request(request),
-            request_id=request_id_of(request),
             **given.validated_data,
         )
         return Response(EndpointSerializer(endpoint).data)
@@ -114,7 +111,6 @@ class EndpointDetailApi(APIView):
             endpoint=endpoint,
             actor=actor_from_request(request),
             reason=given.validated_data["reason"],
-            request_id=request_id_of(request),
         )
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -140,7 +136,6 @@ class ReleaseBenchmarkApi(APIView):
         release = release_benchmark_endpoints(
             release=release_id,
             actor=actor_from_request(request),
-            request_id=request_id_of(request),
             **given.validated_data,
         )
         return release_detail_response(release)

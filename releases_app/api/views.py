@@ -62,7 +62,6 @@ class ReleaseListApi(GenericAPIView[Release]):
             reason=data.validated_data["reason"],
             endpoints=data.validated_data.get("endpoints"),
             actor=actor_from_request(request),
-            request_id=request.request_id,  # type: ignore[attr-defined]
         )
         response = release_detail_response(release, status.HTTP_201_CREATED)
         response["Location"] = f"/api/v1/releases/{release.pk}/"
@@ -97,7 +96,6 @@ class _DecisionApi(APIView):
             release=release_id,
             actor=actor_from_request(request),
             expected_lock=expected_lock(request, release_id),
-            request_id=request.request_id,  # type: ignore[attr-defined]
             **data.validated_data,
         )
         return release_detail_response(release)

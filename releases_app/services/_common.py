@@ -74,7 +74,6 @@ def move(
     *,
     actor: Actor,
     reason: str = "",
-    request_id: str = "",
     extra_after: dict[str, Any] | None = None,
     **fields: Any,
 ) -> Release:
@@ -103,7 +102,6 @@ def move(
         before=before,
         after={**snapshot(release), **(extra_after or {})},
         reason=reason,
-        request_id=request_id,
     )
     return release
 

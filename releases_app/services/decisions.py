@@ -86,22 +86,19 @@ def _check_override(release: Release, override: bool, justification: str) -> str
     return justification
 
 
-def _activate(route: Route, release: Release, *, actor: Actor, request_id: str) -> None:
+def _activate(route: Route, release: Release, *, actor: Actor) -> None:
     """Make the approved release's candidate the route's active version; the release that
     was active before is superseded. Runs in the approval's transaction with the route
     row locked, so the route always has exactly one active version."""
     previous = Release.objects.select_for_update().filter(route=route, state=ReleaseState.ACTIVE).first()
     if previous is not None:
         previous.route = route
-        move(
-            previous, "supersede", actor=actor, request_id=request_id, extra_after={"by_release": release.pk}
-        )
+        move(previous, "supersede", actor=actor, extra_after={"by_release": release.pk})
     old_version = route_activate(route=route, version=release.candidate_version)
     move(
         release,
         "activate",
         actor=actor,
-        request_id=request_id,
         extra_after={
             "route_active_version": release.candidate_version.number,
             "previous_version": old_version,
@@ -117,7 +114,6 @@ def release_approve(
     override: bool = False,
     justification: str = "",
     expected_lock: int | None = None,
-    request_id: str = "",
 ) -> Release:
     """Approve a release awaiting review and activate it, atomically. Four eyes: the
     proposer can't approve (403; the database refuses it too). A failed gate needs
@@ -149,7 +145,6 @@ def release_approve(
             "approve",
             actor=who,
             reason=reason,
-            request_id=request_id,
             extra_after={"override": override, "justification": justification} if override else None,
         )
         if override:
@@ -162,9 +157,8 @@ def release_approve(
                 before={"gate_verdict": locked.gate_verdict},
                 after={"override": True, "justification": justification},
                 reason=reason,
-                request_id=request_id,
             )
-        _activate(route, locked, actor=who, request_id=request_id)
+        _activate(route, locked, actor=who)
     return locked
 
 
@@ -182,7 +176,6 @@ def _release_close(
     actor: Actor | Any,
     reason: str,
     expected_lock: int | None,
-    request_id: str,
     role: str,
     check: Callable[[Release, Actor], None],
     transition: str,
@@ -197,7 +190,7 @@ def _release_close(
         check_if_match(locked, expected_lock)
         check(locked, who)
         _stop_benchmark(locked, who, reason)
-        move(locked, transition, actor=who, reason=reason, request_id=request_id)
+        move(locked, transition, actor=who, reason=reason)
         record_decision(locked, kind, actor=who, reason=reason)
     return locked
 
@@ -208,10 +201,9 @@ def release_reject(
     actor: Actor | Any,
     reason: str,
     expected_lock: int | None = None,
-    request_id: str = "",
 ) -> Release:
     return _release_close(
-        release=release, actor=actor, reason=reason, expected_lock=expected_lock, request_id=request_id,
+        release=release, actor=actor, reason=reason, expected_lock=expected_lock,
         role="approver", check=check_may_reject, transition="reject", kind=DecisionKind.REJECT,
     )  # fmt: skip
 
@@ -222,10 +214,9 @@ def release_cancel(
     actor: Actor | Any,
     reason: str,
     expected_lock: int | None = None,
-    request_id: str = "",
 ) -> Release:
     """The proposer (an operator) or any approver may withdraw an open release."""
     return _release_close(
-        release=release, actor=actor, reason=reason, expected_lock=expected_lock, request_id=request_id,
+        release=release, actor=actor, reason=reason, expected_lock=expected_lock,
         role="operator", check=check_may_cancel, transition="cancel", kind=DecisionKind.CANCEL,
     )  # fmt: skip

@@ -50,7 +50,7 @@ def _expectation_errors(release: Release, endpoints: dict[str, Endpoint]) -> lis
     return errors
 
 
-def _refused(release: Release, who: Actor, reason: str, request_id: str, code: str) -> Conflict:
+def _refused(release: Release, who: Actor, reason: str, code: str) -> Conflict:
     """The refusal is on the release's record (its timeline shows why it still waits),
     committed before the 409 is raised."""
     with transaction.atomic():
@@ -62,7 +62,6 @@ def _refused(release: Release, who: Actor, reason: str, request_id: str, code: s
             route=release.route,
             after={"state": release.state, "endpoints": release.endpoints},
             reason=reason,
-            request_id=request_id,
         )
     return Conflict(reason, code=code)
 
@@ -73,7 +72,6 @@ def release_benchmark_endpoints(
     actor: Actor | Any,
     baseline: str | None = None,
     candidate: str | None = None,
-    request_id: str = "",
 ) -> Release:
     """Start a waiting release's benchmark on its live endpoints (named at proposal, or
     here, which replaces them). 409 when the release doesn't wait, when an endpoint
@@ -105,11 +103,11 @@ def release_benchmark_endpoints(
     endpoints = {arm: endpoint_named(found.route, names[arm], f"endpoints.{arm}") for arm in ARMS}
     wrong = _expectation_errors(found, endpoints)
     if wrong:
-        raise _refused(found, who, "; ".join(e.message for e in wrong), request_id, "endpoint_expects_other")
+        raise _refused(found, who, "; ".join(e.message for e in wrong), "endpoint_expects_other")
     try:
-        arms = probed_arms(endpoints, actor=who, request_id=request_id)  # network: outside any transaction
+        arms = probed_arms(endpoints, actor=who)  # network: outside any transaction
     except Conflict as exc:
-        raise _refused(found, who, exc.detail, request_id, exc.code) from None
+        raise _refused(found, who, exc.detail, exc.code) from None
     stale = [
         f"{arms[arm].endpoint.name} serves version {arms[arm].version.number}, the release's {arm} is "
         f"{want.number if want else None}"
@@ -118,8 +116,6 @@ def release_benchmark_endpoints(
     ]
     if stale:
         reason = "; ".join(stale) + " (the route's active version changed since the proposal: propose again)"
-        raise _refused(found, who, reason, request_id, "release_baseline_stale")
+        raise _refused(found, who, reason, "release_baseline_stale")
     engines = {arm: arm_engine(a.endpoint, a.version.document) for arm, a in arms.items()}
-    return release_start_benchmark(
-        release=found.pk, actor=who, endpoints=engines, endpoint_names=names, request_id=request_id
-    )
+    return release_start_benchmark(release=found.pk, actor=who, endpoints=engines, endpoint_names=names)

@@ -40,7 +40,6 @@ def release_create(
     actor: Actor | Any,
     reason: str = "",
     endpoints: dict[str, str] | None = None,
-    request_id: str = "",
 ) -> Release:
     """Propose moving `route` from its active version to `candidate_version` (a number or
     a ContractVersion of that route). Goes to `awaiting_review` or `benchmarking` at once,
@@ -107,14 +106,13 @@ def release_create(
             route=slug,
             after={**snapshot(release), "changes": len(changes), **({"endpoints": names} if names else {})},
             reason=reason,
-            request_id=request_id,
         )
         if needs_benchmark and names:
             pass  # waits for its endpoints: releases_app.services.endpoint_benchmark starts it
         elif needs_benchmark:
-            _start_benchmark(release, who, request_id, endpoints=None)
+            _start_benchmark(release, who, endpoints=None)
         else:
-            move(release, "skip_benchmark", actor=who, request_id=request_id)
+            move(release, "skip_benchmark", actor=who)
     return release
 
 
@@ -124,21 +122,19 @@ def release_start_benchmark(
     actor: Actor | Any = None,
     endpoints: dict[str, dict[str, Any]] | None = None,
     endpoint_names: dict[str, str] | None = None,
-    request_id: str = "",
 ) -> Release:
     """proposed → benchmarking, and ask benchmarks_app for the runs: on the engines the
     worker launches, or on given `endpoints` (arm → `openai` engine: base_url, model, …),
     the live endpoints `endpoint_names` (recorded on the release)."""
     with transaction.atomic():
         _, locked = lock_release(release)
-        _start_benchmark(locked, as_actor(actor), request_id, endpoints=endpoints, names=endpoint_names)
+        _start_benchmark(locked, as_actor(actor), endpoints=endpoints, names=endpoint_names)
     return locked
 
 
 def _start_benchmark(
     release: Release,
     actor: Actor,
-    request_id: str,
     *,
     endpoints: dict[str, dict[str, Any]] | None,
     names: dict[str, str] | None = None,
@@ -148,7 +144,6 @@ def _start_benchmark(
         release,
         "start_benchmark",
         actor=actor,
-        request_id=request_id,
         extra_after=fields or None,
         **fields,
     )
@@ -165,7 +160,6 @@ def release_gate_complete(
     verdict: str,
     gate_result: dict[str, Any] | None = None,
     actor: Actor | Any = None,
-    request_id: str = "",
 ) -> Release:
     """The gate's verdict is in: the release is ready for review. A failed gate stays
     reviewable, but approving it then needs an override."""
@@ -181,19 +175,16 @@ def release_gate_complete(
             locked,
             "complete_gate",
             actor=who,
-            request_id=request_id,
             gate_verdict=verdict,
             gate_result=gate_result,
         )
     return locked
 
 
-def release_fail(
-    *, release: Release | int, reason: str, actor: Actor | Any = None, request_id: str = ""
-) -> Release:
+def release_fail(*, release: Release | int, reason: str, actor: Actor | Any = None) -> Release:
     """The benchmark could not run (no worker, engine crashed, …): the release ends here."""
     who = as_actor(actor)
     with transaction.atomic():
         _, locked = lock_release(release)
-        move(locked, "fail", actor=who, reason=reason, request_id=request_id, failure_reason=reason)
+        move(locked, "fail", actor=who, reason=reason, failure_reason=reason)
     return locked

@@ -19,7 +19,7 @@ from releases_app.services._common import check_if_match, lock_release, move, re
 from releases_app.services.decisions import record_decision
 
 
-def rollback_target(route: Route, release: Release, *, actor: Actor, request_id: str = "") -> ContractVersion:
+def rollback_target(route: Route, release: Release, *, actor: Actor) -> ContractVersion:
     """The version `rollback.to` of the active (candidate) contract names:
     `previous` → the release's baseline; `version:N` → that version of the route;
     `speculation_off` → the candidate with speculation off, stored as a generated version
@@ -47,7 +47,6 @@ def rollback_target(route: Route, release: Release, *, actor: Actor, request_id:
         document=speculation_off(candidate.document),
         source_format=ContractVersion.Source.GENERATED,
         actor=actor.user,
-        request_id=request_id,
     )
     return upload.version
 
@@ -58,7 +57,6 @@ def release_rollback(
     actor: Actor | Any,
     reason: str,
     expected_lock: int | None = None,
-    request_id: str = "",
 ) -> Release:
     """Return the route of an active release to its contract's `rollback.to`, atomically,
     and record why. The release ends `rolled_back`; the route's active version is the target."""
@@ -69,7 +67,7 @@ def release_rollback(
         route, locked = lock_release(release, actor=who)
         check_if_match(locked, expected_lock)
         check_may_rollback(locked, who)
-        target = rollback_target(route, locked, actor=who, request_id=request_id)
+        target = rollback_target(route, locked, actor=who)
         if target.pk == route.active_version_id:
             raise Conflict(
                 f"Version {target.number} is already active on {route.slug!r}.", code="already_active"
@@ -81,7 +79,6 @@ def release_rollback(
             "rollback",
             actor=who,
             reason=reason,
-            request_id=request_id,
             extra_after={
                 "rollback_to": str(rollback_target_of(locked.candidate_version.document)),
                 "route_active_version": target.number,

@@ -35,7 +35,6 @@ def release_benchmark(request: HttpRequest, release_id: int) -> HttpResponseRedi
         started = release_benchmark_endpoints(
             release=release.pk,
             actor=actor_from_request(request),
-            request_id=getattr(request, "request_id", ""),
         )
     except DomainError as exc:
         said = error_words(exc).removeprefix("Not benchmarked: ")  # a drift's detail opens so
@@ -70,7 +69,6 @@ def release_point_candidate(request: HttpRequest, release_id: int) -> HttpRespon
             endpoint=endpoint,
             expects=wants,
             actor=actor_from_request(request),
-            request_id=getattr(request, "request_id", ""),
         )
     except DomainError as exc:
         messages.error(request, f"Not changed: {exc.detail}")

@@ -80,7 +80,6 @@ def release_action(request: HttpRequest, release_id: int, action: str) -> HttpRe
         _SERVICES[action](
             release=release.pk,
             actor=actor_from_request(request),
-            request_id=getattr(request, "request_id", ""),
             **kwargs,
         )
     except DomainError as exc:
@@ -100,7 +99,6 @@ def release_propose(request: HttpRequest) -> HttpResponseRedirect:
     try:
         release = services.release_create(
             actor=actor_from_request(request),
-            request_id=getattr(request, "request_id", ""),
             **form.cleaned_data,
         )
     except DomainError as exc:

@@ -47,7 +47,11 @@ def _upload(url: str, run: Run, token: str, payload: dict[str, Any]) -> tuple[in
     request = urllib.request.Request(
         f"{url}/api/v1/runs/{run.pk}/result",
         data=json.dumps(payload).encode(),
-        headers={"Content-Type": "application/json", "Authorization": f"Token {token}"},
+        headers={
+            "Content-Type": "application/json",
+            "Authorization": f"Token {token}",
+            "X-Request-ID": f"result-upload-{run.pk}",
+        },
         method="PUT",
     )
     started = time.monotonic()
@@ -130,6 +134,9 @@ def test_the_upload_answers_at_once_and_the_task_concludes_after_the_stalled_rep
     assert done.gate_verdict in {"pass", "marginal", "fail"} and done.gate_result
     assert _verdicts(release) == 1
     assert TASK_DONE.search(control_plane.log.read_bytes())
+    # The task ran in the upload's request context (its id rode in the message's headers).
+    verdict = AuditEvent.objects.for_object("release", release.pk).get(action="release.gate_completed")
+    assert verdict.request_id == f"result-upload-{run.pk}"
 
 
 def test_a_worker_killed_mid_conclusion_gets_it_redelivered_and_concludes_once(

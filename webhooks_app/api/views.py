@@ -15,7 +15,6 @@ from accounts_app.permissions import role_permissions
 from audit_app.actors import actor_from_request
 from kernel.api.pagination import NewestFirstCursorPagination, paginate, paginate_by_cursor
 from kernel.errors import NotFound
-from kernel.middleware import request_id_of
 from webhooks_app import selectors, services
 from webhooks_app.api.serializers import (
     DeliverySerializer,
@@ -55,9 +54,7 @@ class WebhookListApi(GenericAPIView[Subscription]):
     def post(self, request: Request) -> Response:
         data = SubscriptionCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        created = services.subscription_create(
-            **data.validated_data, actor=actor_from_request(request), request_id=request_id_of(request)
-        )
+        created = services.subscription_create(**data.validated_data, actor=actor_from_request(request))
         body = {**SubscriptionSerializer(created.subscription).data, "secret": created.secret}
         return Response(
             body,
@@ -76,9 +73,7 @@ class WebhookDetailApi(APIView):
 
     @extend_schema(responses={204: None}, summary="Delete a webhook subscription and its deliveries")
     def delete(self, request: Request, webhook_id: int) -> Response:
-        services.subscription_delete(
-            subscription_id=webhook_id, actor=actor_from_request(request), request_id=request_id_of(request)
-        )
+        services.subscription_delete(subscription_id=webhook_id, actor=actor_from_request(request))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -107,7 +102,5 @@ class DeliveryRedeliverApi(APIView):
         subscription = selectors.subscription_get(webhook_id)
         if not selectors.delivery_list(subscription).filter(pk=delivery_id).exists():
             raise NotFound(f"No delivery {delivery_id} of webhook {webhook_id}.")
-        delivery = services.delivery_redeliver(
-            delivery_id=delivery_id, actor=actor_from_request(request), request_id=request_id_of(request)
-        )
+        delivery = services.delivery_redeliver(delivery_id=delivery_id, actor=actor_from_request(request))
         return Response(DeliverySerializer(delivery).data)

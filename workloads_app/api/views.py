@@ -21,7 +21,6 @@ from audit_app.actors import actor_from_request
 from kernel.api.idempotency import idempotent
 from kernel.api.pagination import paginate
 from kernel.errors import DomainError, FieldError
-from kernel.middleware import request_id_of
 from workloads_app.api.serializers import (
     DeleteIn,
     UploadParams,
@@ -111,7 +110,6 @@ class WorkloadListApi(GenericAPIView[WorkloadVersion]):
                 context_tokens=v.get("context_tokens"),
             ),
             actor=actor_from_request(request),
-            request_id=request_id_of(request),
         )
         # Whoever sent the bytes may see what they describe (they are now one of its uploaders).
         version = workload_by_ref(upload.version.name, upload.version.digest)
@@ -162,7 +160,6 @@ class WorkloadDetailApi(APIView):
             version=version,
             actor=actor_from_request(request),
             reason=given.validated_data["reason"],
-            request_id=request_id_of(request),
         )
         return Response(
             {

@@ -8,16 +8,17 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 from django.utils import timezone
 
 from accounts_app.roles import ROLE_ORDER
 from accounts_app.services import token_issue, user_create
 from audit_app.actors import Actor
+from kernel.commands import ContextCommand
 from kernel.errors import DomainError
 
 
-class Command(BaseCommand):
+class Command(ContextCommand):
     help = "Issue an API token and print it alone on stdout (it is shown only once)."
 
     def add_arguments(self, parser: CommandParser) -> None:

@@ -6,16 +6,17 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from accounts_app.roles import ROLE_ORDER
 from accounts_app.selectors import user_role
 from accounts_app.services import user_set_role
 from audit_app.actors import Actor
+from kernel.commands import ContextCommand
 from kernel.errors import DomainError
 
 
-class Command(BaseCommand):
+class Command(ContextCommand):
     help = "Set a user's role (viewer, operator, approver, admin); the change is audited."
 
     def add_arguments(self, parser: CommandParser) -> None:

@@ -8,14 +8,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from audit_app.checkpoints import checkpoint_create, checkpoints_export
 from audit_app.signing import public_pem, signing_key
+from kernel.commands import ContextCommand
 from kernel.errors import DomainError
 
 
-class Command(BaseCommand):
+class Command(ContextCommand):
     help = "Sign a checkpoint of the audit chain's head; or export the checkpoints, or print the public key."
 
     def add_arguments(self, parser: CommandParser) -> None:

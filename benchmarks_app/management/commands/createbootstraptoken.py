@@ -7,11 +7,12 @@ import re
 from datetime import timedelta
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 from django.utils import timezone
 
 from audit_app.actors import Actor
 from benchmarks_app.services.workers import bootstrap_token_create
+from kernel.commands import ContextCommand
 
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
@@ -23,7 +24,7 @@ def parse_duration(text: str) -> timedelta:
     return timedelta(seconds=int(match.group(1)) * _UNITS[match.group(2)])
 
 
-class Command(BaseCommand):
+class Command(ContextCommand):
     help = "Create a bootstrap token that lets new workers register; prints the token alone."
 
     def add_arguments(self, parser: CommandParser) -> None:

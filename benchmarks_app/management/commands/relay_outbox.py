@@ -9,12 +9,13 @@ import time
 from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import CommandParser
 
 from benchmarks_app.services.outbox import outbox_relay, outbox_retry_now
+from kernel.commands import ContextCommand
 
 
-class Command(BaseCommand):
+class Command(ContextCommand):
     help = "Publish pending outbox messages (run dispatches) to the broker."
 
     def add_arguments(self, parser: CommandParser) -> None:

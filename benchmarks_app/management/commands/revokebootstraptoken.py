@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from audit_app.actors import Actor
 from benchmarks_app.models import BootstrapToken
 from benchmarks_app.services.workers import bootstrap_token_revoke
+from kernel.commands import ContextCommand
 
 
-class Command(BaseCommand):
+class Command(ContextCommand):
     help = "Revoke a bootstrap token by its hint (the first 10 characters), or list them."
 
     def add_arguments(self, parser: CommandParser) -> None:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand
-
 from benchmarks_app.services.sweep import runs_sweep
+from kernel.commands import ContextCommand
 
 
-class Command(BaseCommand):
+class Command(ContextCommand):
     help = "Fail or requeue runs whose worker went silent, and time out runs past their limit."
 
     def handle(self, *args: Any, **options: Any) -> None:

@@ -22,14 +22,15 @@ from typing import Any
 
 from django.conf import settings
 from django.core.management import call_command
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import CommandParser
 
 from audit_app.actors import Actor
 from benchmarks_app.services.workers import bootstrap_token_create
+from kernel.commands import ContextCommand
 from specpact.demo.seed import benchmark_release, seed_people, seed_routes, time_to_verdict_words
 
 
-class Command(BaseCommand):
+class Command(ContextCommand):
     help = "Seed the example routes and serve the dashboard with a real CPU benchmark running."
 
     def add_arguments(self, parser: CommandParser) -> None:
