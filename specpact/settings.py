@@ -224,11 +224,14 @@ CACHES = {
 }
 FIGURE_CACHE_TIMEOUT_S = env_int("FIGURE_CACHE_TIMEOUT_S", 7 * 24 * 3600)
 
-# The browser login's attempt limit (accounts_app/login.py): this many failed sign-ins for
-# one username, or from one address (more: an office shares one), within LOGIN_LOCKOUT_S,
-# and the form answers 429 with Retry-After until the window passes.
+# The browser login's attempt limit (accounts_app/login_limit.py): failures allowed per
+# name-and-address, per address across names (more: an office shares one) and per name
+# across addresses, before each further failure waits 1, 2, 4, … s, up to LOGIN_DELAY_MAX_S;
+# counts are forgotten LOGIN_LOCKOUT_S after a subject's latest failure.
 LOGIN_MAX_FAILURES = env_int("LOGIN_MAX_FAILURES", 5)
 LOGIN_MAX_FAILURES_PER_ADDRESS = env_int("LOGIN_MAX_FAILURES_PER_ADDRESS", 20)
+LOGIN_MAX_FAILURES_PER_NAME = env_int("LOGIN_MAX_FAILURES_PER_NAME", 100)
+LOGIN_DELAY_MAX_S = env_int("LOGIN_DELAY_MAX_S", 60)
 LOGIN_LOCKOUT_S = env_int("LOGIN_LOCKOUT_S", 300)
 
 SPECTACULAR_SETTINGS = {

@@ -1,4 +1,5 @@
-"""API throttles per token and per anonymous address, and the browser login's attempt limit."""
+"""API throttles per token and per anonymous address, and the browser login's attempt limit
+(more of it: tests/accounts/test_login_limit.py)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from rest_framework.test import APIClient
 
 from audit_app.models import AuditEvent
 from tests.support.factories import PASSWORD, make_token
+from tests.support.login import Clock
 from tests.support.workers import register
 
 pytestmark = pytest.mark.django_db
@@ -89,17 +91,18 @@ def _try(client: Client, username: str, password: str) -> Any:
     return client.post("/login/", {"username": username, "password": password})
 
 
-def test_the_login_form_locks_a_username_out_after_the_limit_and_audits_it(
-    settings: Any, viewer: Any, shared_cache: None
+def test_the_login_form_holds_a_username_back_after_the_limit_and_audits_it(
+    settings: Any, viewer: Any, shared_cache: None, monkeypatch: Any
 ) -> None:
+    Clock(monkeypatch)  # held still: the first wait (1 s) lasts the whole test
     settings.LOGIN_MAX_FAILURES = settings.LOGIN_MAX_FAILURES_PER_ADDRESS = 3
     client = Client()
     assert [_try(client, viewer.username, "wrong").status_code for _ in range(2)] == [200, 200]
     tripped = _try(client, viewer.username, "wrong")
     assert tripped.status_code == 429
-    assert 1 <= int(tripped["Retry-After"]) <= settings.LOGIN_LOCKOUT_S
+    assert 1 <= int(tripped["Retry-After"]) <= settings.LOGIN_DELAY_MAX_S
     assert b"Too many failed sign-ins" in tripped.content
-    # Locked: even the right password is refused until the window ends.
+    # Held back: from this address even the right password is refused until the wait ends.
     right = _try(Client(), viewer.username, PASSWORD)
     assert right.status_code == 429
     assert "_auth_user_id" not in right.client.session
@@ -118,9 +121,10 @@ def test_a_successful_sign_in_before_the_limit_resets_the_username_count(setting
     assert not AuditEvent.objects.filter(action="login.locked_out").exists()
 
 
-def test_an_address_is_locked_out_after_its_own_higher_limit_across_usernames(
-    settings: Any, viewer: Any
+def test_an_address_is_held_back_after_its_own_higher_limit_across_usernames(
+    settings: Any, viewer: Any, monkeypatch: Any
 ) -> None:
+    Clock(monkeypatch)
     settings.LOGIN_MAX_FAILURES = 100
     settings.LOGIN_MAX_FAILURES_PER_ADDRESS = 4
     client = Client()

@@ -20,7 +20,9 @@ class UploadParams(serializers.Serializer[Any]):
     )
     redact = serializers.BooleanField(default=False, help_text="replace e-mail addresses, phone numbers, …")
     redact_pattern = serializers.ListField(
-        child=serializers.CharField(max_length=300), required=False, help_text="extra regular expressions"
+        child=serializers.CharField(max_length=300),
+        required=False,
+        help_text="extra regular expressions to redact, RE2 syntax (no backreferences or lookaround)",
     )
     context_tokens = serializers.IntegerField(
         min_value=1, required=False, help_text="the target's context: longer prompts are refused"

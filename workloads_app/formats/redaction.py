@@ -1,19 +1,26 @@
-"""The optional redaction pass on import: prompts, messages and reference outputs with
+r"""The optional redaction pass on import: prompts, messages and reference outputs with
 e-mail addresses, phone numbers, long digit runs and configured patterns replaced by a
 placeholder, counted by kind. It runs before the canonical form is taken, so the digest
 is that of the redacted workload, and the original text is never stored.
 
 Patterns are a first line of defence for the obvious, not an anonymiser: names, addresses
 and free-text identifiers pass through. Configured patterns come from the
-`WORKLOAD_REDACT_PATTERNS` setting and the upload (`redact_pattern`); they are regular
-expressions written by operators (an expensive one slows the upload that uses it).
+`WORKLOAD_REDACT_PATTERNS` setting and the upload (`redact_pattern`). They are compiled
+with RE2, which matches in time linear in the text whatever the pattern (Python's `re`
+backtracks: `(a+)+$` on thirty characters never finishes); RE2 has no backreferences or
+lookaround, and its `\w`, `\d`, `\s`, `\b` are ASCII (`\pL`, `\pN` for any script). A
+pattern RE2 refuses is a ValueError naming it, as any bad pattern. The built-in patterns
+below are ours, use lookbehind, and stay on `re`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any, Protocol
+
+import re2
 
 from worker.workloads.records import Message, Record
 
@@ -32,30 +39,47 @@ MAX_PATTERN_LENGTH = 300
 PLACEHOLDERS = {"email": "[EMAIL]", "phone": "[PHONE]", "digits": "[NUMBER]", "pattern": "[REDACTED]"}
 
 
+class _Pattern(Protocol):
+    """What the pass needs of a compiled pattern, `re`'s or RE2's."""
+
+    def sub(self, repl: Callable[[Any], str], string: str, /) -> str: ...
+
+
 @dataclass(frozen=True)
 class Redaction:
-    patterns: tuple[tuple[str, re.Pattern[str]], ...]
+    patterns: tuple[tuple[str, _Pattern], ...]
+
+
+def _linear(text: str) -> _Pattern:
+    """`text` compiled by RE2 (re2.error when RE2 can't: a backreference, lookaround, too big)."""
+    options = re2.Options()
+    options.log_errors = False  # the refusal is the caller's answer, not a log line with the pattern
+    return re2.compile(text, options)
 
 
 def redaction(extra: Sequence[str] = ()) -> Redaction:
     """The built-in patterns plus `extra` (ValueError naming the one that can't be used)."""
     if len(extra) > MAX_PATTERNS:
         raise ValueError(f"at most {MAX_PATTERNS} redaction patterns")
-    compiled: list[tuple[str, re.Pattern[str]]] = [("email", EMAIL), ("phone", PHONE), ("digits", DIGITS)]
+    compiled: list[tuple[str, _Pattern]] = [("email", EMAIL), ("phone", PHONE), ("digits", DIGITS)]
     for i, text in enumerate(extra):
         if not text or len(text) > MAX_PATTERN_LENGTH:
             raise ValueError(f"pattern {i + 1}: 1 to {MAX_PATTERN_LENGTH} characters")
         try:
-            compiled.append(("pattern", re.compile(text)))
-        except re.error as exc:
-            raise ValueError(f"pattern {i + 1} ({text!r}) is not a regular expression: {exc}") from None
+            compiled.append(("pattern", _linear(text)))
+        except re2.error as exc:
+            said = exc.args[0] if exc.args else exc
+            reason = said.decode(errors="replace") if isinstance(said, bytes) else said
+            raise ValueError(
+                f"pattern {i + 1} ({text!r}) is not a regular expression RE2 can run in linear time: {reason}"
+            ) from None
     return Redaction(tuple(compiled))
 
 
 def _redact(text: str, redaction: Redaction, counts: dict[str, int]) -> str:
     for kind, pattern in redaction.patterns:
 
-        def replace(match: re.Match[str], kind: str = kind) -> str:
+        def replace(match: Any, kind: str = kind) -> str:  # re.Match or RE2's match
             if kind == "phone" and sum(ch.isdigit() for ch in match.group(0)) < MIN_PHONE_DIGITS:
                 return match.group(0)
             if not match.group(0):
