@@ -22,6 +22,7 @@ from benchmarks.datagen.plan import RunPlan
 from benchmarks.datagen.results import arm_shapes, result_payload, result_row
 from benchmarks_app.models import OutboxMessage, Run, RunResult
 from benchmarks_app.results_check import check_outcome
+from benchmarks_app.selectors import ReleaseGateInput
 from benchmarks_app.spec_build import build_spec
 from contracts_app.models import ContractVersion
 from releases_app.services.gate_verdict import _gate
@@ -230,13 +231,11 @@ def _build_unit(unit: Unit, validate_every: int, rows: Rows, done: UnitsDone) ->
         )
         done.payload_bytes += len(row["payload"])
     if unit.gated and unit.release_id is not None:
-        runs = [
-            SimpleNamespace(lane=lane, result=SimpleNamespace(payload=p)) for lane, p in payloads.values()
-        ]
+        inputs = ReleaseGateInput(runs=[], harness=dict(payloads.values()))
         release = SimpleNamespace(
             pk=unit.release_id, candidate_version=SimpleNamespace(document={"measurement": unit.measurement})
         )
-        gated = _gate(runs, release)  # type: ignore[arg-type]
+        gated = _gate(inputs, release)  # type: ignore[arg-type]
         done.gates[unit.release_id] = gated
 
 
