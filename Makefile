@@ -119,7 +119,7 @@ bench: setup services $(GUIDELLM_VENV)/bin/guidellm
 	  --json benchmarks/out/harness_anchors.json
 	createdb -h 127.0.0.1 -U postgres specpact_bench 2>/dev/null || true
 	DATABASE_URL=$(BENCH_DATABASE_URL) $(PY) manage.py migrate --noinput -v 0
-	DATABASE_URL=$(BENCH_DATABASE_URL) $(PY) tests/workers/bench_dispatch.py 100
+	DATABASE_URL=$(BENCH_DATABASE_URL) $(PY) tests/benchmarks/bench_dispatch.py 100
 	@for db in $(BENCH_DATA_DB) $(BENCH_SMALL_DB); do \
 	  dropdb -h 127.0.0.1 -U postgres --if-exists $$db && createdb -h 127.0.0.1 -U postgres $$db && \
 	  DATABASE_URL=$(BENCH_PG)/$$db $(PY) manage.py migrate --noinput -v 0 || exit 1; done

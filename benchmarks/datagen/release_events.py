@@ -11,7 +11,7 @@ from typing import Any
 from benchmarks.datagen.audit import Journal
 from benchmarks.datagen.plan import MICROSECOND, ReleasePlan
 from releases_app.choices import TRANSITIONS
-from releases_app.services._common import snapshot
+from releases_app.services.transitions import snapshot
 
 
 def _snap(release: ReleasePlan, state: str, verdict: str | None) -> dict[str, Any]:

@@ -10,7 +10,7 @@ Beta(k, n-k+1). The next one follows from U_(k+1) = U_(k) + (1-U_(k))·Beta(1, n
 smallest of the n-k uniforms above U_(k)). So the bootstrap distribution of numpy's default
 ("linear", type 7) quantile, (1-g)·X*_(k) + g·X*_(k+1), is sampled *exactly* from two beta
 draws per replicate after one sort: O(n log n + n_boot) instead of O(n·n_boot), with no
-approximation. `tests/gate/test_bootstrap.py` checks it against brute-force resampling.
+approximation. `tests/benchmarks/gate/test_bootstrap.py` checks it against brute-force resampling.
 
 Throughput (ratio of means)
 ---------------------------

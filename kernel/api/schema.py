@@ -2,7 +2,7 @@
 
 Every error the API answers is RFC 9457 problem+json (kernel/api/problems.py); this
 documents them on every operation, so the schema is a contract a client (and schemathesis,
-tests/pipelines/test_schema_contract.py) can hold the server to: 400 bad input, 401/403
+tests/kernel/test_schema_contract.py) can hold the server to: 400 bad input, 401/403
 authentication and role or route scope, 404, 405, 406, 413 over a size limit, 415 media
 type or encoding, 429 throttled; on writes also 409 (state or uniqueness), 412 (a stale
 If-Match) and 422 (an Idempotency-Key reused with another body)."""

@@ -18,7 +18,7 @@ from kernel.text import JUSTIFICATION_MAX, checked_text, visible_length
 from releases_app.choices import MIN_JUSTIFICATION_LENGTH, DecisionKind, GateVerdict, ReleaseState
 from releases_app.guards import check_may_approve, check_may_cancel, check_may_reject
 from releases_app.models import Decision, Release
-from releases_app.services._common import (
+from releases_app.services.transitions import (
     check_if_match,
     integrity_conflict,
     lock_release,

@@ -16,8 +16,8 @@ from kernel.errors import Conflict, DomainError, FieldError, NotFound
 from kernel.text import REASON_MAX, checked_text
 from releases_app.choices import GateVerdict, ReleaseState
 from releases_app.models import Release
-from releases_app.services._common import integrity_conflict, lock_release, move, snapshot
 from releases_app.services.endpoints import checked_endpoint_names
+from releases_app.services.transitions import integrity_conflict, lock_release, move, snapshot
 
 
 def _needs_benchmark(baseline: ContractVersion | None, changes: list[dict[str, Any]]) -> bool:

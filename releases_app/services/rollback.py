@@ -15,8 +15,8 @@ from kernel.errors import Conflict
 from releases_app.choices import DecisionKind
 from releases_app.guards import check_may_rollback
 from releases_app.models import Release
-from releases_app.services._common import check_if_match, lock_release, move, require_reason
 from releases_app.services.decisions import record_decision
+from releases_app.services.transitions import check_if_match, lock_release, move, require_reason
 
 
 def rollback_target(route: Route, release: Release, *, actor: Actor) -> ContractVersion:

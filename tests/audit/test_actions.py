@@ -48,7 +48,7 @@ def test_every_recorded_action_is_in_the_registry_and_every_listed_one_is_record
 
 def test_the_only_computed_action_is_a_release_transitions() -> None:
     _, others = _recorded()
-    assert others == ["releases_app/services/_common.py: transition.action"]
+    assert others == ["releases_app/services/transitions.py: transition.action"]
 
 
 def test_each_action_belongs_to_its_family() -> None:

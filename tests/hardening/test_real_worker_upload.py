@@ -3,7 +3,7 @@ its verdict.
 
 Real processes: the API served by a live HTTP server, a private redis-server, a
 `specpact-worker run` agent (a real Celery worker), and the harness benchmarking the test
-engine server (tests/workers/openai_server.py), which the agent's managed engine launches
+engine server (tests/benchmarks/openai_server.py), which the agent's managed engine launches
 from the release's rendered `vllm serve … --port N` line (tests/hardening/bin/vllm starts
 the test server for it). The run: 4 levels × 128 requests × 512 tokens, both arms; its
 result is several MiB, over the 1 MiB that every other endpoint allows, and goes up gzipped.

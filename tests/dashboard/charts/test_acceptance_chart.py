@@ -7,7 +7,7 @@ import pytest
 
 from benchmarks_app.aggregates import level_scalars
 from dashboard_app.charts.acceptance import acceptance_by_position
-from tests.charts.test_figures import names, valid
+from tests.dashboard.charts.test_figures import names, valid
 
 
 def test_the_aggregate_stores_accepted_over_drafts_per_position(run):

@@ -2,7 +2,7 @@
 outbox rows, and how fast the relay publishes them to a real Redis.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/specpact_bench \\
-        .venv/bin/python tests/workers/bench_dispatch.py [N]
+        .venv/bin/python tests/benchmarks/bench_dispatch.py [N]
 
 Uses the database it is given (migrated) and a private redis-server on a reserved port.
 """

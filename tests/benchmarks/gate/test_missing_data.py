@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from benchmarks_app.gate import ArmLevel, GateInput, GateInputError, Verdict, evaluate_gate
-from tests.gate.synthetic import arm, improve, rules
+from tests.benchmarks.gate.synthetic import arm, improve, rules
 
 
 def test_too_few_successful_requests_is_marginal_with_the_counts():

@@ -18,7 +18,7 @@ from benchmarks_app.gate import (
     evaluate_gate,
 )
 from benchmarks_app.gate.metrics import METRICS
-from tests.gate.synthetic import arm, improve, non_inferiority, pareto_noise, rules
+from tests.benchmarks.gate.synthetic import arm, improve, non_inferiority, pareto_noise, rules
 
 
 def gate(

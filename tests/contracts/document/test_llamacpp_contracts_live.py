@@ -41,7 +41,7 @@ from .test_adapters import HANDMADE
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 # A text that repeats, cut mid-sentence: its continuation is in the context already.
 PROMPT = " ".join(["alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu."] * 4) + " alpha beta"
 # Measured on b11434 with this prompt: ngram-simple and -map-k* draft with a lookup of up

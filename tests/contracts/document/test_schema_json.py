@@ -55,7 +55,7 @@ def test_the_document_package_works_without_django_settings() -> None:
     import sys
     from pathlib import Path
 
-    package = Path(__file__).resolve().parents[2] / "contracts_app" / "document"
+    package = Path(__file__).resolve().parents[3] / "contracts_app" / "document"
     for source in package.rglob("*.py"):
         text = source.read_text()
         assert "import django" not in text and "from django" not in text, source

@@ -9,7 +9,7 @@ import yaml
 
 from benchmarks_app.gate import GateInputError, GateRules
 
-EXAMPLES = sorted(Path(__file__).resolve().parents[3].glob("shared/contracts/examples/*.yaml"))
+EXAMPLES = sorted(Path(__file__).resolve().parents[4].glob("shared/contracts/examples/*.yaml"))
 
 
 @pytest.mark.skipif(not EXAMPLES, reason="the shared contract examples are not beside the checkout")

@@ -6,7 +6,7 @@ import numpy as np
 
 from benchmarks_app.gate import GateInput, Verdict, evaluate_gate
 from benchmarks_app.gate.estimates import Estimator
-from tests.gate.synthetic import arm, improve, rules
+from tests.benchmarks.gate.synthetic import arm, improve, rules
 
 
 def test_holm_turns_a_borderline_pass_into_marginal_when_another_rule_shares_the_family():

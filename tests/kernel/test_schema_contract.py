@@ -2,7 +2,7 @@
 with an admin token, a fixed seed and a bounded number of examples per operation. No 5xx,
 no response that breaks its schema, no status code the schema doesn't list.
 
-Left out: the worker protocol (its own tokens; tests/workers cover it) and the calls that
+Left out: the worker protocol (its own tokens; tests/benchmarks cover it) and the calls that
 would end the run's own credentials (revoking tokens)."""
 
 from __future__ import annotations
