@@ -27,7 +27,10 @@ def _carry_request_id(sender: Any = None, headers: dict[str, Any] | None = None,
 
 @task_prerun.connect(dispatch_uid="kernel.request_id_from_headers")
 def _enter(task_id: str = "", task: Any = None, **_: Any) -> None:
-    given = getattr(getattr(task, "request", None), HEADER, None)
+    request = getattr(task, "request", None)
+    # A worker merges a message's own headers into the task's request; `apply()` keeps them
+    # under `headers`.
+    given = getattr(request, HEADER, None) or (getattr(request, "headers", None) or {}).get(HEADER)
     name = getattr(task, "name", "task")
     request_id = safe_request_id(given) if given else f"task:{name}:{task_id}"[:128]
     _tokens[task_id] = _request_id.set(request_id)
