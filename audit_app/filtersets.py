@@ -7,7 +7,7 @@ from django import forms
 from django.db.models import Q
 
 from audit_app.models import AuditEvent, AuditEventQuerySet
-from specpact.filtersets import route_slug_filter
+from specpact.filtersets import DatabaseDateTimeFilter, route_slug_filter
 
 _WHEN = forms.DateTimeInput(attrs={"type": "datetime-local"})
 
@@ -25,10 +25,10 @@ class AuditEventFilterSet(django_filters.FilterSet):
     object = django_filters.CharFilter(
         method="filter_object", max_length=265, help_text="`type:id` (`release:12`) or a type"
     )
-    since = django_filters.IsoDateTimeFilter(
+    since = DatabaseDateTimeFilter(
         field_name="at", lookup_expr="gte", widget=_WHEN, help_text="ISO 8601 time, inclusive"
     )
-    until = django_filters.IsoDateTimeFilter(
+    until = DatabaseDateTimeFilter(
         field_name="at", lookup_expr="lt", widget=_WHEN, help_text="ISO 8601 time, exclusive"
     )
 
