@@ -137,3 +137,22 @@ def test_an_id_filter_beyond_bigint_is_a_400_naming_it(admin_client: APIClient) 
         assert response.status_code == 400, response.content[:200]
         assert [e["path"] for e in response.json()["errors"]] == [field]
         assert admin_client.get("/api/v1/runs/", {field: str(2**63 - 1)}).status_code == 200
+
+
+def test_every_get_operation_answers_hostile_path_values_without_a_5xx(
+    admin_client: APIClient, world: dict[str, str]
+) -> None:
+    failures = []
+    for template, parameters in _get_operations(admin_client):
+        names = [p["name"] for p in parameters if p["in"] == "path"]
+        for name in names:
+            for value in ("0", str(2**63), str(2**70), "9" * 400, "abc", "%C3%A9", "a" * 300):
+                path = template
+                for other in names:
+                    path = path.replace("{" + other + "}", value if other == name else world.get(other, "1"))
+                response = admin_client.get(path)
+                if response.status_code >= 500 or (
+                    response.status_code >= 400 and response["Content-Type"] != PROBLEM
+                ):
+                    failures.append((path[:80], response.status_code))
+    assert failures == []
