@@ -67,7 +67,8 @@ class NewestFirstCursorPagination(CursorPagination):
         )
 
 
-def _is_row_id(text: str) -> bool:
+def _is_row_id(position: object) -> bool:
+    text = str(position)  # the stubs say int; DRF hands over the cursor's text as it came
     return text.isascii() and text.isdigit() and len(text) <= 19 and 1 <= int(text) <= INT64_MAX
 
 
