@@ -12,8 +12,8 @@ before any view (or Django's own body parsing) runs.
 - A `charset` in Content-Type that is not a text encoding (bz2, zlib, base64, rot13 …:
   codecs Django would run on the query string and form, a parser on the body) or that
   no codec has is a 415 (`specpact.api.parsers.text_charset`). `charset_guard` wraps the
-  WSGI application for this: Django builds the request (and decodes a query string with
-  that charset) before any middleware runs.
+  WSGI application for this (`asgi_charset_guard` the ASGI one): Django builds the request
+  (and decodes a query string with that charset) before any middleware runs.
 - A NUL character in the path, the query string or a form field is refused (400) before
   it can reach PostgreSQL, which cannot store it. (Django already turns bytes that are not
   UTF-8, lone surrogates included, into U+FFFD or percent escapes.)
@@ -186,6 +186,27 @@ def charset_guard(app: Callable[..., Any]) -> Callable[..., Any]:
             start_response(f"{response.status_code} {response.reason_phrase}", list(response.items()))
             return [response.content]
         return app(environ, start_response)
+
+    return guarded
+
+
+def asgi_charset_guard(app: Callable[..., Any]) -> Callable[..., Any]:
+    """The ASGI application, answering a non-text charset with a 415 before Django sees it."""
+
+    async def guarded(scope: dict[str, Any], receive: Callable[..., Any], send: Callable[..., Any]) -> None:
+        if scope.get("type") == "http":
+            headers = dict(scope.get("headers") or [])
+            try:
+                _check_charset_header(headers.get(b"content-type", b"").decode("latin-1"))
+            except DomainError as refused:
+                response = problem_http_response(
+                    refused.status, refused.detail, code=refused.code, errors=refused.errors
+                )
+                raw = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in response.items()]
+                await send({"type": "http.response.start", "status": response.status_code, "headers": raw})
+                await send({"type": "http.response.body", "body": response.content})
+                return
+        await app(scope, receive, send)
 
     return guarded
 

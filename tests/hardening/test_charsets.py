@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import bz2
 import json
 from typing import Any
@@ -66,6 +67,29 @@ def test_the_wsgi_application_answers_a_non_text_charset_with_a_query_string_wit
     assert status.startswith("415 "), (status, body[:200])
     assert headers["Content-Type"] == PROBLEM
     assert "bz2" in json.loads(body)["detail"]
+
+
+def test_the_asgi_application_answers_a_non_text_charset_with_a_415() -> None:
+    from specpact.asgi import application
+
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET", "scheme": "http",
+        "path": "/api/v1/routes/", "raw_path": b"/api/v1/routes/", "query_string": b"q=a", "root_path": "",
+        "headers": [(b"host", b"testserver"), (b"content-type", b"application/json; charset=zlib")],
+        "client": ("127.0.0.1", 1), "server": ("testserver", 80),
+    }  # fmt: skip
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    asyncio.run(application(scope, receive, send))
+    assert sent[0]["status"] == 415
+    assert (b"content-type", PROBLEM.encode()) in [(k.lower(), v) for k, v in sent[0]["headers"]]
+    assert "zlib" in json.loads(sent[1]["body"])["detail"]
 
 
 def test_utf16_is_a_text_encoding_and_is_read(admin_client: APIClient) -> None:
