@@ -8,6 +8,7 @@ import base64
 from typing import Any
 
 import pytest
+from django.test import Client
 from rest_framework.test import APIClient
 
 from audit_app.services import audit_record
@@ -156,3 +157,13 @@ def test_every_get_operation_answers_hostile_path_values_without_a_5xx(
                 ):
                     failures.append((path[:80], response.status_code))
     assert failures == []
+
+
+def test_the_audit_page_names_a_date_the_database_cannot_hold(viewer: Any) -> None:
+    client = Client()
+    client.force_login(viewer)
+    for value in ("1685-01-29T21:41:06.947-23:48", "9999-12-31T23:59:59-14:00"):
+        response = client.get("/audit/", {"since": value})
+        assert response.status_code == 200
+        html = response.content.decode()
+        assert 'role="alert"' in html and "since:" in html
