@@ -8,7 +8,7 @@ from django.db.models import Q
 
 from audit_app.models import AuditEvent, AuditEventQuerySet
 from contracts_app.document.schema import ROUTE_HELP, ROUTE_PATTERN
-from kernel.filtersets import pattern_filter
+from kernel.filtersets import DatabaseDateTimeFilter, pattern_filter
 
 _WHEN = forms.DateTimeInput(attrs={"type": "datetime-local"})
 
@@ -26,10 +26,10 @@ class AuditEventFilterSet(django_filters.FilterSet):
     object = django_filters.CharFilter(
         method="filter_object", max_length=265, help_text="`type:id` (`release:12`) or a type"
     )
-    since = django_filters.IsoDateTimeFilter(
+    since = DatabaseDateTimeFilter(
         field_name="at", lookup_expr="gte", widget=_WHEN, help_text="ISO 8601 time, inclusive"
     )
-    until = django_filters.IsoDateTimeFilter(
+    until = DatabaseDateTimeFilter(
         field_name="at", lookup_expr="lt", widget=_WHEN, help_text="ISO 8601 time, exclusive"
     )
 

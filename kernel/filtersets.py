@@ -5,16 +5,20 @@ ValidationError, i.e. a problem+json 400 naming the parameter (`kernel.api.probl
 
 from __future__ import annotations
 
+from datetime import UTC, timedelta
 from typing import Any
 from urllib.parse import urlencode
 
 import django_filters
 from django import forms
+from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
+
+from kernel.api.safety import INT64_MAX  # the largest a PostgreSQL bigint (every id) holds
 
 
 class ChoiceInFilter(django_filters.BaseInFilter, django_filters.ChoiceFilter):
@@ -22,15 +26,46 @@ class ChoiceInFilter(django_filters.BaseInFilter, django_filters.ChoiceFilter):
     of `choices`; OpenAPI shows an array of the enum, comma-separated (style=form)."""
 
 
+# PostgreSQL refuses a UTC offset of 16 hours or more ("time zone displacement out of range").
+_MAX_OFFSET = timedelta(hours=16)
+
+
 @extend_schema_field(OpenApiTypes.INT)
 class IdFilter(django_filters.NumberFilter):
-    """A row id: a positive whole number (django-filter's NumberFilter takes decimals)."""
+    """A row id: a positive whole number (django-filter's NumberFilter takes decimals) that
+    a bigint holds: a larger one is a 400 naming the parameter, not a database error."""
 
     field_class = forms.IntegerField
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("min_value", 1)
+        kwargs.setdefault("max_value", INT64_MAX)
         super().__init__(*args, **kwargs)
+
+
+class DatabaseDateTimeField(django_filters.fields.IsoDateTimeField):
+    """An ISO 8601 time the database can compare with: an offset PostgreSQL accepts
+    (under ±16:00) and a time that stays within Python's years 1-9999 once in UTC
+    (`9999-12-31T23:59:59-14:00` is year 10000 there, an OverflowError)."""
+
+    def to_python(self, value: Any) -> Any:
+        parsed = super().to_python(value)
+        if parsed is None:
+            return None
+        offset = parsed.utcoffset()
+        if offset is not None and abs(offset) >= _MAX_OFFSET:
+            raise ValidationError("the UTC offset must be under ±16:00", code="invalid")
+        try:
+            parsed.astimezone(UTC)
+        except OverflowError:
+            raise ValidationError(
+                "outside the times the database holds (years 1-9999, UTC)", code="invalid"
+            ) from None
+        return parsed
+
+
+class DatabaseDateTimeFilter(django_filters.IsoDateTimeFilter):
+    field_class = DatabaseDateTimeField
 
 
 def pattern_filter(

@@ -1,5 +1,9 @@
 """Writes for webhooks: subscriptions (admins only), the outbox rows events produce, and
-redelivery. Every change to a subscription, and a redelivery, is an audit event."""
+redelivery. Every change to a subscription, and a redelivery, is an audit event.
+
+Route scope: a scoped admin token subscribes only to a route of its own (a subscription
+without a route is every route's: 403), and deletes or redelivers only what belongs to
+subscriptions of its routes; anything else is a 404, as if it did not exist."""
 
 from __future__ import annotations
 
@@ -12,7 +16,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from accounts_app.permissions import require_role
+from accounts_app.permissions import ensure_fleet_wide, ensure_route_access, require_role, routes_in_scope
 from audit_app.actors import as_actor
 from audit_app.services import audit_record
 from kernel.errors import DomainError, FieldError, NotFound
@@ -44,6 +48,10 @@ def subscription_create(
 ) -> CreatedSubscription:
     who = as_actor(actor)
     require_role(who, "admin")
+    if route:
+        ensure_route_access(who, route)
+    else:
+        ensure_fleet_wide(who, "subscribe to every route's events (name a route)")
     checked = _checked_events(events)
     description = checked_text(description, field="description", max_length=DESCRIPTION_MAX)
     # Refused now (400 naming `url`) if the policy refuses it; checked again at every
@@ -80,7 +88,9 @@ def subscription_delete(*, subscription_id: int, actor: Any) -> None:
     who = as_actor(actor)
     require_role(who, "admin")
     with transaction.atomic():
-        subscription = Subscription.objects.select_for_update().filter(pk=subscription_id).first()
+        scope = routes_in_scope(who)
+        locked = Subscription.objects.select_for_update().filter(pk=subscription_id)
+        subscription = (locked if scope is None else locked.filter(route__in=scope)).first()
         if subscription is None:
             raise NotFound(f"No webhook {subscription_id}.")
         audit_record(
@@ -137,7 +147,9 @@ def delivery_redeliver(*, delivery_id: int, actor: Any) -> Delivery:
     who = as_actor(actor)
     require_role(who, "admin")
     with transaction.atomic():
-        delivery = Delivery.objects.select_for_update().filter(pk=delivery_id).first()
+        scope = routes_in_scope(who)
+        locked = Delivery.objects.select_for_update().filter(pk=delivery_id)
+        delivery = (locked if scope is None else locked.filter(subscription__route__in=scope)).first()
         if delivery is None:
             raise NotFound(f"No delivery {delivery_id}.")
         before = {"state": delivery.state, "attempts": delivery.attempts}

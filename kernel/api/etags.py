@@ -35,13 +35,16 @@ def content_etag(kind: str, *fields: object) -> str:
 
 
 def if_match_tags(request: object) -> list[str] | None:
-    """The entity tags an If-Match header lists (weak prefixes dropped), or None when there
-    is no header or it is `*` (any current representation matches)."""
+    """The strong entity tags an If-Match header lists, or None when there is no header or
+    it is `*` (any current representation matches). A weak tag (`W/"…"`) is left out: If-Match
+    uses the strong comparison (RFC 9110 §13.1.1), so a weak tag never matches, and a header of
+    weak tags only is a 412."""
     headers = getattr(request, "headers", {})
     header = str(headers.get("If-Match", "")).strip()
     if not header or header == "*":
         return None
-    return [tag.strip().removeprefix("W/") for tag in header.split(",") if tag.strip()]
+    tags = (tag.strip() for tag in header.split(","))
+    return [tag for tag in tags if tag and not tag.startswith("W/")]
 
 
 def check_if_match(if_match: list[str] | None, current: str, what: str) -> None:

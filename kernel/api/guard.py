@@ -9,6 +9,11 @@ before any view (or Django's own body parsing) runs.
 - `Content-Encoding: gzip` on an API request is decompressed here, in bounded steps: the
   decompressed size counts against the same limit (a gzip bomb is a 413 after at most
   limit + 1 bytes were inflated). Any other encoding is a 415.
+- A `charset` in Content-Type that is not a text encoding (bz2, zlib, base64, rot13 …:
+  codecs Django would run on the query string and form, a parser on the body) or that
+  no codec has is a 415 (`kernel.api.parsers.text_charset`). `charset_guard` wraps the
+  WSGI application for this (`asgi_charset_guard` the ASGI one): Django builds the request
+  (and decodes a query string with that charset) before any middleware runs.
 - A NUL character in the path, the query string or a form field is refused (400) before
   it can reach PostgreSQL, which cannot store it. (Django already turns bytes that are not
   UTF-8, lone surrogates included, into U+FFFD or percent escapes.)
@@ -20,12 +25,14 @@ import re
 import zlib
 from collections.abc import Callable
 from io import BytesIO
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse
 from django.http.request import QueryDict
 
+from kernel.api.parsers import content_type_charset, text_charset
 from kernel.api.problems import problem_http_response, too_large_problem
 from kernel.errors import DomainError, FieldError
 
@@ -143,6 +150,18 @@ def refuse_nul_form_fields(form: QueryDict) -> None:
         )
 
 
+def _check_charset(request: HttpRequest) -> None:
+    # Before anything reads request.GET: Django decodes the query string with the
+    # Content-Type's charset, and a bz2 one is a 500 there.
+    _check_charset_header(request.META.get("CONTENT_TYPE", ""))
+
+
+def _check_charset_header(content_type: str) -> None:
+    charset = content_type_charset(content_type)
+    if charset is not None:
+        text_charset(charset)
+
+
 def _check_text(request: HttpRequest) -> None:
     if "\x00" in request.path_info:
         raise _refused(400, "The path contains a NUL character.", "unsafe_input", [FieldError("path", "NUL")])
@@ -159,12 +178,51 @@ def _check_text(request: HttpRequest) -> None:
         refuse_nul_form_fields(request.POST)
 
 
+def charset_guard(app: Callable[..., Any]) -> Callable[..., Any]:
+    """The WSGI application, answering a non-text charset with a 415 before Django sees it."""
+
+    def guarded(environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        try:
+            _check_charset_header(str(environ.get("CONTENT_TYPE", "")))
+        except DomainError as refused:
+            response = problem_http_response(
+                refused.status, refused.detail, code=refused.code, errors=refused.errors
+            )
+            start_response(f"{response.status_code} {response.reason_phrase}", list(response.items()))
+            return [response.content]
+        return app(environ, start_response)
+
+    return guarded
+
+
+def asgi_charset_guard(app: Callable[..., Any]) -> Callable[..., Any]:
+    """The ASGI application, answering a non-text charset with a 415 before Django sees it."""
+
+    async def guarded(scope: dict[str, Any], receive: Callable[..., Any], send: Callable[..., Any]) -> None:
+        if scope.get("type") == "http":
+            headers = dict(scope.get("headers") or [])
+            try:
+                _check_charset_header(headers.get(b"content-type", b"").decode("latin-1"))
+            except DomainError as refused:
+                response = problem_http_response(
+                    refused.status, refused.detail, code=refused.code, errors=refused.errors
+                )
+                raw = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in response.items()]
+                await send({"type": "http.response.start", "status": response.status_code, "headers": raw})
+                await send({"type": "http.response.body", "body": response.content})
+                return
+        await app(scope, receive, send)
+
+    return guarded
+
+
 class RequestGuardMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         try:
+            _check_charset(request)
             _check_body(request)
             _check_text(request)
         except DomainError as refused:

@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.serializers import BaseSerializer
 from rest_framework.views import APIView
 
+from kernel.api.safety import INT64_MAX
 from kernel.errors import DomainError, FieldError
 
 
@@ -50,13 +51,25 @@ class NewestFirstCursorPagination(CursorPagination):
 
     def decode_cursor(self, request: Request) -> Cursor | None:
         try:
-            return super().decode_cursor(request)
+            cursor = super().decode_cursor(request)
         except NotFound:
-            raise DomainError(
-                "The cursor is not one this server gave out; start again without it.",
-                code="invalid_cursor",
-                errors=[FieldError("cursor", "not a cursor from a next or previous link")],
-            ) from None
+            cursor = None
+        else:
+            # DRF takes the position (a row id here) as any text: `p=abc`, `p=` or `p=1e5`
+            # would reach the query as a ValueError, a huge one as a bigint overflow; no
+            # link of ours carries anything but an id from 1 to bigint's largest.
+            if cursor is None or cursor.position is None or _is_row_id(cursor.position):
+                return cursor
+        raise DomainError(
+            "The cursor is not one this server gave out; start again without it.",
+            code="invalid_cursor",
+            errors=[FieldError("cursor", "not a cursor from a next or previous link")],
+        )
+
+
+def _is_row_id(position: object) -> bool:
+    text = str(position)  # the stubs say int; DRF hands over the cursor's text as it came
+    return text.isascii() and text.isdigit() and len(text) <= 19 and 1 <= int(text) <= INT64_MAX
 
 
 def paginate_by_cursor(

@@ -50,6 +50,19 @@ def test_an_activation_changes_the_etag(route_v1: Route, proposer: Any, approver
 
 
 @pytest.mark.django_db
+def test_a_weak_tag_never_matches_not_even_the_current_one(route_v1: Route, proposer: Any) -> None:
+    client = _client(proposer)
+    etag = client.get(URL)["ETag"]
+    weak = client.patch(URL, {"description": "weak"}, format="json", HTTP_IF_MATCH=f"W/{etag}")
+    assert weak.status_code == 412, weak.content
+    assert weak["Content-Type"].startswith("application/problem+json")
+    assert Route.objects.get(slug="contract-summaries").description != "weak"
+    # Listed beside the strong current tag, the weak one doesn't stop the match.
+    both = client.patch(URL, {"description": "both"}, format="json", HTTP_IF_MATCH=f"W/{etag}, {etag}")
+    assert both.status_code == 200, both.content
+
+
+@pytest.mark.django_db
 def test_without_if_match_or_with_a_star_the_write_is_unconditional(route_v1: Route, proposer: Any) -> None:
     client = _client(proposer)
     assert client.patch(URL, {"description": "a"}, format="json").status_code == 200

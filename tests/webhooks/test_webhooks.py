@@ -247,6 +247,14 @@ def test_only_admins_manage_webhooks(operator: Any, admin: Any) -> None:
         ("file:///etc/passwd", True),
         ("ftp://example.com/", True),
         ("https://no-such-host.invalid/hook", True),  # does not resolve: a 400, not a 500
+        # IPv4 hidden in IPv6 is judged as the IPv4 address: loopback, private, metadata.
+        ("http://[::ffff:127.0.0.1]:9/hook", False),
+        ("http://[::7f00:1]:9/hook", False),  # IPv4-compatible
+        ("http://[64:ff9b::a01:203]/hook", True),  # NAT64 of 10.1.2.3
+        ("http://[64:ff9b:1::7f00:1]/hook", False),  # local-use NAT64
+        ("http://[2002:a9fe:a9fe::1]/hook", True),  # 6to4 of 169.254.169.254
+        ("http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/hook", False),  # Teredo, client 127.0.0.1
+        ("http://100.64.0.1/hook", True),  # CGNAT
     ],
 )
 def test_subscribing_a_refused_address_is_a_400_naming_url(

@@ -1,4 +1,5 @@
-"""webhooks/, webhooks/{id}/, webhooks/{id}/deliveries/, …/deliveries/{n}/redeliver: admins only."""
+"""webhooks/, webhooks/{id}/, webhooks/{id}/deliveries/, …/deliveries/{n}/redeliver: admins only;
+a route-scoped token sees and acts on its routes' subscriptions only (others answer 404)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts_app.permissions import role_permissions
+from accounts_app.permissions import role_permissions, routes_in_scope
 from audit_app.actors import actor_from_request
 from kernel.api.pagination import NewestFirstCursorPagination, paginate, paginate_by_cursor
 from kernel.errors import NotFound
@@ -40,7 +41,12 @@ class WebhookListApi(GenericAPIView[Subscription]):
 
     @extend_schema(responses=SubscriptionSerializer(many=True), summary="List webhook subscriptions")
     def get(self, request: Request) -> Response:
-        return paginate(request, self, selectors.subscription_list(), SubscriptionSerializer)
+        return paginate(
+            request,
+            self,
+            selectors.subscription_list(routes_in_scope=routes_in_scope(request)),
+            SubscriptionSerializer,
+        )
 
     # No Idempotency-Key here: a replay would have to store the secret it showed.
     @extend_schema(
@@ -69,7 +75,8 @@ class WebhookDetailApi(APIView):
 
     @extend_schema(responses=SubscriptionSerializer, summary="A webhook subscription")
     def get(self, request: Request, webhook_id: int) -> Response:
-        return Response(SubscriptionSerializer(selectors.subscription_get(webhook_id)).data)
+        subscription = selectors.subscription_get(webhook_id, routes_in_scope=routes_in_scope(request))
+        return Response(SubscriptionSerializer(subscription).data)
 
     @extend_schema(responses={204: None}, summary="Delete a webhook subscription and its deliveries")
     def delete(self, request: Request, webhook_id: int) -> Response:
@@ -87,7 +94,7 @@ class DeliveryListApi(GenericAPIView[Delivery]):
 
     @extend_schema(responses=DeliverySerializer(many=True), summary="A webhook's deliveries, newest first")
     def get(self, request: Request, webhook_id: int) -> Response:
-        subscription = selectors.subscription_get(webhook_id)
+        subscription = selectors.subscription_get(webhook_id, routes_in_scope=routes_in_scope(request))
         return paginate_by_cursor(request, self, selectors.delivery_list(subscription), DeliverySerializer)
 
 
@@ -99,7 +106,7 @@ class DeliveryRedeliverApi(APIView):
         request=None, responses=DeliverySerializer, summary="Send a delivery again (its tries start over)"
     )
     def post(self, request: Request, webhook_id: int, delivery_id: int) -> Response:
-        subscription = selectors.subscription_get(webhook_id)
+        subscription = selectors.subscription_get(webhook_id, routes_in_scope=routes_in_scope(request))
         if not selectors.delivery_list(subscription).filter(pk=delivery_id).exists():
             raise NotFound(f"No delivery {delivery_id} of webhook {webhook_id}.")
         delivery = services.delivery_redeliver(delivery_id=delivery_id, actor=actor_from_request(request))
