@@ -37,7 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="specpact",
         description="Speculative-decoding route contracts: validate, render, import; "
-        "exit codes 0 ok, 1 gate fail or rejected, 2 invalid input or usage, 3 timeout or unreachable.",
+        "exit codes 0 ok, 1 gate fail or rejected, 2 invalid input or usage, 3 timeout or unreachable, "
+        "4 gate marginal (0 with --allow-marginal).",
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMAND_MODULES:

@@ -1,7 +1,8 @@
 """The CLI's server commands, for release pipelines: submit, wait, status, approve,
 cancel, rollback, and `releases benchmark` (a release waiting for its live endpoints).
 Exit codes (DESIGN.md §8): 0 success or gate pass, 1 gate fail or a refused release or
-decision, 2 invalid input or usage, 3 timeout or server unreachable."""
+decision, 2 invalid input or usage, 3 timeout or server unreachable, 4 gate marginal (submit
+--wait, wait and status; 0 with --allow-marginal)."""
 
 from __future__ import annotations
 
@@ -15,8 +16,10 @@ from typing import Any, Literal
 
 from live_app.expects import Expects
 from specpact.cli.client import ApiError, Client
+from specpact.cli.decision import decision, decision_line
 from specpact.cli.exit_codes import FAILED as EXIT_FAIL
 from specpact.cli.exit_codes import INVALID as EXIT_INVALID
+from specpact.cli.exit_codes import MARGINAL as EXIT_MARGINAL
 from specpact.cli.exit_codes import OK as EXIT_OK
 from specpact.cli.exit_codes import UNREACHABLE as EXIT_UNREACHABLE
 from specpact.cli.output import emit, note, wants_json
@@ -35,6 +38,14 @@ def add_server_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--token", help="API token (default: $SPECPACT_TOKEN)")
 
 
+def add_allow_marginal(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--allow-marginal",
+        action="store_true",
+        help="exit 0, not 4, when the gate's verdict is marginal (not enough evidence either way)",
+    )
+
+
 def register(subparsers: Any) -> None:
     submit = subparsers.add_parser("submit", help="upload a contract version and propose a release")
     submit.add_argument("file", type=Path)
@@ -43,6 +54,7 @@ def register(subparsers: Any) -> None:
     )
     submit.add_argument("--timeout", type=float, default=3600.0, help="seconds to wait (default 3600)")
     submit.add_argument("--no-release", action="store_true", help="only upload the version")
+    add_allow_marginal(submit)
     submit.add_argument(
         "--baseline-endpoint",
         metavar="NAME",
@@ -58,11 +70,13 @@ def register(subparsers: Any) -> None:
     wait = subparsers.add_parser("wait", help="wait for a release's gate verdict, with progress on stderr")
     wait.add_argument("release", type=int)
     wait.add_argument("--timeout", type=float, default=3600.0)
+    add_allow_marginal(wait)
     add_server_options(wait)
     wait.set_defaults(handler=_guarded(cmd_wait))
 
     status = subparsers.add_parser("status", help="show a release's state and verdict")
     status.add_argument("release", type=int)
+    add_allow_marginal(status)
     add_server_options(status)
     status.set_defaults(handler=_guarded(cmd_status))
 
@@ -91,10 +105,17 @@ def _client(args: argparse.Namespace) -> Client:
     return Client(args.url, args.token)
 
 
-def _verdict_exit(release: dict[str, Any]) -> int:
+def _verdict_exit(release: dict[str, Any], args: argparse.Namespace) -> int:
     if release.get("state") in FAILED_STATES or release.get("gate_verdict") == "fail":
         return EXIT_FAIL
+    if release.get("gate_verdict") == "marginal" and not args.allow_marginal:
+        return EXIT_MARGINAL
     return EXIT_OK
+
+
+def _with_decision(release: dict[str, Any]) -> dict[str, Any]:
+    """The release as the API gave it, plus the verdict with its deciding rule."""
+    return {**release, "decision": decision(release)}
 
 
 def _gate_words(release: dict[str, Any]) -> str:
@@ -109,6 +130,9 @@ def _gate_words(release: dict[str, Any]) -> str:
 
 def release_lines(release: dict[str, Any]) -> list[str]:
     lines = [f"release {release['id']}: {release.get('state')} (gate: {_gate_words(release)})"]
+    decided = decision_line(decision(release))
+    if decided:
+        lines.append(decided)
     if release.get("failure_reason"):
         lines.append(f"  reason: {release['failure_reason']}")
     if release.get("waiting_for_endpoints"):
@@ -219,7 +243,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
         emit(args, None, lines)
     final, code = _wait(client, release["id"], args, printed=release_lines(release)[0])
     if wants_json(args):
-        emit(args, {**result, "release": final}, [])
+        emit(args, {**result, "release": final, "decision": decision(final)}, [])
     return code
 
 
@@ -259,7 +283,7 @@ def _wait(
                 lines = lines[1:]  # said already (a release that needed no gate)
             if not wants_json(args):
                 emit(args, None, lines)
-            return release, _verdict_exit(release)
+            return release, _verdict_exit(release, args)
         progress = f"release {release_id}: {release.get('state')}"
         waits = release.get("waiting_for_endpoints")
         if waits:
@@ -281,14 +305,14 @@ def _wait(
 def cmd_wait(args: argparse.Namespace) -> int:
     release, code = _wait(_client(args), args.release, args)
     if wants_json(args):
-        emit(args, release, [])
+        emit(args, _with_decision(release), [])
     return code
 
 
 def cmd_status(args: argparse.Namespace) -> int:
     release = _client(args).get(f"releases/{args.release}/")
-    emit(args, release, release_lines(release))
-    return _verdict_exit(release)
+    emit(args, _with_decision(release), release_lines(release))
+    return _verdict_exit(release, args)
 
 
 def cmd_approve(args: argparse.Namespace) -> int:
