@@ -31,7 +31,9 @@ def test_an_unmeasured_deterministic_rule_decides_in_words_without_numbers() -> 
     )
     gate = evaluate_gate(data, gate_rules).as_dict()
     assert gate["verdict"] == "marginal"
-    rule = decision({"gate_verdict": "marginal", "gate_result": gate})["deciding_rule"]  # type: ignore[index]
+    found = decision({"gate_verdict": "marginal", "gate_result": gate})
+    assert found is not None
+    rule = found["deciding_rule"]
     assert rule["rule"] == "output_stability" and rule["value"] is None and rule["interval"] is None
     assert "not measured" in rule["reason"]
     line = decision_line({"deciding_rule": rule})
