@@ -22,6 +22,7 @@ from benchmarks_app.models import Run
 from benchmarks_app.services.lifecycle import run_start
 from live_app.services import endpoint_create
 from releases_app.models import Release
+from releases_app.services.endpoints import endpoint_register
 from tests.live.conftest import vllm_claim
 from tests.support.actors import as_caller
 from tests.support.benchmarked import execute_in_thread
@@ -78,8 +79,8 @@ def _benchmarked_with_a_stalling_canary(route_v1: Any, proposer: Any, operator: 
     response = caller.post("/api/v1/releases/", body, format="json")
     assert response.status_code == 201, response.content
     release = Release.objects.get(pk=response.json()["id"])
-    endpoint_create(route=route_v1, name="canary", base_url=canary.base_url, engine="vllm",
-                    expects=f"release:{release.pk}", actor=operator)  # fmt: skip
+    endpoint_register(route=route_v1, name="canary", base_url=canary.base_url, engine="vllm",
+                      expects=f"release:{release.pk}", actor=operator)  # fmt: skip
     response = as_caller("operator", operator).client().post(f"/api/v1/releases/{release.pk}/benchmark")
     assert response.status_code == 200, response.content
 
