@@ -164,8 +164,10 @@ def check_endpoint_url(url: str, field_path: str) -> Target:
     checked, so it is refused too (400 naming `field_path`)."""
     try:
         return check_url(url, endpoint_policy(), field_path=field_path)
+    except OutboundRefused as exc:  # the setting named, so the operator knows what decides
+        raise OutboundRefused(field_path, f"{exc.errors[0].message} (ENDPOINT_ALLOWED_NETWORKS)") from None
     except OutboundFailed as exc:
-        raise OutboundRefused(field_path, str(exc)) from None
+        raise OutboundRefused(field_path, f"{exc} (ENDPOINT_ALLOWED_NETWORKS)") from None
 
 
 def _pinned_url(target: Target) -> str:

@@ -40,14 +40,14 @@ class Target:
 async def _get(session: aiohttp.ClientSession, url: str) -> tuple[int, str | None]:
     # To the address checked against the worker's allowlist, never to the name again.
     pinned = check_target(url)
-    tls = {"server_hostname": pinned.host} if url.startswith("https:") else {}
+    sni = pinned.host if url.startswith("https:") else None
     try:
         async with session.get(
             pinned.pinned_url,
             headers={"Host": pinned.authority},
             timeout=aiohttp.ClientTimeout(total=10),
-            allow_redirects=False,
-            **tls,
+            allow_redirects=False,  # a redirect would go to an unchecked address
+            server_hostname=sni,
         ) as resp:
             return resp.status, (await resp.text() if resp.status == 200 else None)
     except (aiohttp.ClientError, TimeoutError):
