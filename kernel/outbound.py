@@ -7,7 +7,7 @@ Every request:
   then to that checked address itself (the host name is kept for the Host header and TLS
   SNI), so a name that resolves elsewhere a second time (DNS rebinding) changes nothing;
 - never goes to link-local, metadata, unspecified or multicast addresses, whatever the
-  policy allows;
+  policy allows (the address rule itself is worker/netpolicy.py, shared with the worker);
 - judges an IPv6 address that carries an IPv4 one (IPv4-mapped `::ffff:a.b.c.d`,
   IPv4-compatible `::a.b.c.d`, NAT64 `64:ff9b::/96` and `64:ff9b:1::/48`, 6to4 `2002::/16`,
   Teredo `2001::/32`) as that IPv4 address, since that is where the packets end up;
@@ -21,9 +21,6 @@ Every request:
 
 from __future__ import annotations
 
-import ipaddress
-import itertools
-import socket
 import threading
 import time
 from collections.abc import Iterable
@@ -35,132 +32,44 @@ import httpx
 
 from kernel.errors import DomainError, FieldError
 
-IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
-IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
-
-# Refused under every policy: cloud metadata services live in link-local space (AWS, GCP,
-# Azure at 169.254.169.254, AWS IPv6 at fd00:ec2::254), Alibaba at 100.100.100.200.
-ALWAYS_DENIED: tuple[IPNetwork, ...] = tuple(
-    ipaddress.ip_network(n)
-    for n in (
-        "0.0.0.0/8",
-        "169.254.0.0/16",
-        "100.100.100.200/32",
-        "224.0.0.0/4",
-        "240.0.0.0/4",
-        "255.255.255.255/32",
-        "::/128",
-        "fe80::/10",
-        "fd00:ec2::254/128",
-        "ff00::/8",
-    )
+# The address rule is the worker's pure module, so that the worker enforces the very same
+# one at connect time; re-exported here for the control plane's callers.
+from worker.netpolicy import (
+    ALWAYS_DENIED,
+    CGNAT,
+    LOOPBACK,
+    PRIVATE,
+    IPAddress,
+    IPNetwork,
+    OutboundPolicy,
+    Unresolvable,
+    embedded_ipv4,
+    host_addresses,
+    parse_networks,
+    resolve,
 )
-LOOPBACK: tuple[IPNetwork, ...] = (ipaddress.ip_network("127.0.0.0/8"), ipaddress.ip_network("::1/128"))
-PRIVATE: tuple[IPNetwork, ...] = tuple(
-    ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7")
-)
-CGNAT = ipaddress.ip_network("100.64.0.0/10")
-_IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
-# NAT64: the well-known prefix and the local-use one (RFC 8215), both with the IPv4 address
-# in the last 32 bits (the /96 layout, the one NAT64 gateways use).
-_NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
 
-
-def embedded_ipv4(address: IPAddress) -> tuple[ipaddress.IPv4Address, ...]:
-    """The IPv4 addresses an IPv6 address carries (where its packets go), or ()."""
-    if not isinstance(address, ipaddress.IPv6Address):
-        return ()
-    if address.ipv4_mapped is not None:
-        return (address.ipv4_mapped,)
-    low32 = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
-    if address in _IPV4_COMPATIBLE and int(address) > 1:  # `::` and `::1` are IPv6's own
-        return (low32,)
-    if any(address in net for net in _NAT64):
-        return (low32,)
-    if address.sixtofour is not None:  # 2002:AABB:CCDD::/48, bits 16-48
-        return (address.sixtofour,)
-    if address.teredo is not None:  # (server, client): the client is where it is delivered
-        server, client = address.teredo
-        return (client, server)
-    return ()
-
-
-def _proc_lines(path: str) -> list[str]:
-    try:
-        with open(path, encoding="ascii") as fh:
-            return fh.read().splitlines()
-    except (OSError, UnicodeError):  # not Linux, or /proc not mounted
-        return []
-
-
-def _fib_local_ipv4() -> list[IPAddress]:
-    # Linux's routing table lists each local IPv4 address as a `/32 host LOCAL` leaf.
-    lines = _proc_lines("/proc/net/fib_trie")
-    return [
-        ipaddress.ip_address(previous.split()[-1])
-        for previous, line in itertools.pairwise(lines)
-        if line.strip() == "/32 host LOCAL"
-    ]
-
-
-def _proc_ipv6() -> list[IPAddress]:
-    lines = _proc_lines("/proc/net/if_inet6")
-    return [ipaddress.IPv6Address(int(line.split()[0], 16)) for line in lines if line.strip()]
-
-
-def host_addresses() -> set[IPAddress]:
-    """Every address of this machine: its interfaces' (Linux /proc, no extra dependency)
-    and what its own name resolves to."""
-    found: set[IPAddress] = set(_fib_local_ipv4()) | set(_proc_ipv6())
-    try:
-        infos = socket.getaddrinfo(socket.gethostname(), None)
-    except (OSError, UnicodeError):
-        infos = []
-    for info in infos:
-        found.add(ipaddress.ip_address(str(info[4][0]).split("%")[0]))
-    return found
-
-
-def parse_networks(text: str) -> tuple[IPNetwork, ...]:
-    """A comma-separated list of CIDRs (an address alone is its own /32 or /128)."""
-    out = []
-    for part in (p.strip() for p in text.split(",")):
-        if part:
-            out.append(ipaddress.ip_network(part, strict=False))
-    return tuple(out)
-
-
-@dataclass(frozen=True)
-class OutboundPolicy:
-    """`allowed`: when given, every address must be in one of these networks; `denied`:
-    no address may be in these (checked after `allowed`, beside ALWAYS_DENIED)."""
-
-    allowed: tuple[IPNetwork, ...] | None = None
-    denied: tuple[IPNetwork, ...] = ()
-
-    def refusal(self, address: IPAddress) -> str | None:
-        """Why `address` may not be reached, or None when it may."""
-        for carried in embedded_ipv4(address):
-            if why := self.refusal(carried):
-                return f"{address} carries {carried}, and {why}"
-        if embedded_ipv4(address):
-            return None
-        if any(address in net for net in ALWAYS_DENIED):
-            return f"{address} is a link-local, metadata, multicast or unspecified address"
-        if self.allowed is not None and not any(address in net for net in self.allowed):
-            shown = ", ".join(str(n) for n in self.allowed) or "none"
-            return f"{address} is outside the allowed networks ({shown})"
-        if any(address in net for net in self.denied):
-            return f"{address} is in a denied network (loopback or private)"
-        if address in CGNAT and not any(address in net for net in self.allowed or ()):
-            return f"{address} is a carrier-grade NAT address (100.64.0.0/10), not in the allowed networks"
-        if not address.is_loopback and address in host_addresses() and self.refusal(_loopback_of(address)):
-            return f"{address} is this host's own address, refused as loopback is"
-        return None
-
-
-def _loopback_of(address: IPAddress) -> IPAddress:
-    return ipaddress.ip_address("127.0.0.1" if address.version == 4 else "::1")
+__all__ = [
+    "ALWAYS_DENIED",
+    "CGNAT",
+    "LOOPBACK",
+    "PRIVATE",
+    "IPAddress",
+    "IPNetwork",
+    "OutboundFailed",
+    "OutboundPolicy",
+    "OutboundRefused",
+    "OutboundResponse",
+    "Target",
+    "check_endpoint_url",
+    "check_url",
+    "embedded_ipv4",
+    "endpoint_policy",
+    "host_addresses",
+    "networks_text",
+    "parse_networks",
+    "request",
+]
 
 
 class OutboundRefused(DomainError):
@@ -207,21 +116,9 @@ class OutboundResponse:
 
 def _resolve(host: str, port: int) -> list[IPAddress]:
     try:
-        literal = ipaddress.ip_address(host.strip("[]"))
-    except ValueError:
-        pass
-    else:
-        return [literal]
-    try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except (socket.gaierror, UnicodeError) as exc:
-        raise OutboundFailed(f"the host name {host!r} does not resolve ({exc})") from None
-    seen: list[IPAddress] = []
-    for info in infos:
-        address = ipaddress.ip_address(str(info[4][0]).split("%")[0])
-        if address not in seen:
-            seen.append(address)
-    return seen
+        return resolve(host, port)
+    except Unresolvable as exc:
+        raise OutboundFailed(str(exc)) from None
 
 
 def check_url(url: str, policy: OutboundPolicy, *, field_path: str = "url") -> Target:
@@ -250,6 +147,27 @@ def check_url(url: str, policy: OutboundPolicy, *, field_path: str = "url") -> T
         if why:
             raise OutboundRefused(field_path, f"{host} resolves to {why}")
     return Target(url=url, scheme=scheme, host=host, port=port, address=addresses[0])
+
+
+def endpoint_policy() -> OutboundPolicy:
+    """Where engines may be, for every caller that reaches one: live endpoints the control
+    plane probes, and the `openai` targets of runs and releases that workers call. One
+    setting, `ENDPOINT_ALLOWED_NETWORKS` (link-local and metadata addresses are refused
+    whatever it says)."""
+    from django.conf import settings  # read per call: tests and operators change it live
+
+    return OutboundPolicy(allowed=parse_networks(settings.ENDPOINT_ALLOWED_NETWORKS or ""))
+
+
+def check_endpoint_url(url: str, field_path: str) -> Target:
+    """`url` checked against endpoint_policy(); a name that does not resolve cannot be
+    checked, so it is refused too (400 naming `field_path`)."""
+    try:
+        return check_url(url, endpoint_policy(), field_path=field_path)
+    except OutboundRefused as exc:  # the setting named, so the operator knows what decides
+        raise OutboundRefused(field_path, f"{exc.errors[0].message} (ENDPOINT_ALLOWED_NETWORKS)") from None
+    except OutboundFailed as exc:
+        raise OutboundRefused(field_path, f"{exc} (ENDPOINT_ALLOWED_NETWORKS)") from None
 
 
 def _pinned_url(target: Target) -> str:

@@ -70,6 +70,17 @@ def _fresh_cache() -> Iterator[None]:
     yield
 
 
+# The suite's engines are fakes on loopback (emulators, llama-server, closed ports), and
+# runs' `openai` targets are held to ENDPOINT_ALLOWED_NETWORKS like live endpoints, whose
+# shipped default leaves loopback out: the suite allows it, tests of the default set it back.
+LOOPBACK_AND_PRIVATE = "127.0.0.0/8,::1/128,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7"
+
+
+@pytest.fixture(autouse=True)
+def _engines_on_loopback(settings: Any) -> None:
+    settings.ENDPOINT_ALLOWED_NETWORKS = LOOPBACK_AND_PRIVATE
+
+
 @pytest.fixture(autouse=True)
 def _conclusions_inline(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """A run's end sends its release's conclusion to the control-plane worker after commit

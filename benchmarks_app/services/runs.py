@@ -18,6 +18,7 @@ from benchmarks_app.signals import announce_run_finished
 from benchmarks_app.spec_build import build_spec, default_engine_kind, workloads_of
 from contracts_app.models import ContractVersion, Route
 from kernel.errors import Conflict, DomainError, FieldError
+from kernel.outbound import check_endpoint_url
 from kernel.text import REASON_MAX, checked_text
 from worker.spec import ARMS
 
@@ -101,6 +102,15 @@ def _check_endpoints(engine_kind: str, endpoints: dict[str, Any] | None) -> None
             "the openai engine needs a baseline and a candidate endpoint",
             errors=[FieldError(f"endpoints.{arm}", "required: {base_url, model}") for arm in missing],
         )
+    assert endpoints is not None  # no arm is missing
+    # The worker calls these (and paths under base_url's root, on the same host): they are
+    # held to the networks live endpoints are, before anything is written. The worker
+    # checks them again against its own allowlist when it connects.
+    for arm in ARMS:
+        for key in ("base_url", "metrics_url"):
+            url = endpoints[arm].get(key)
+            if url not in (None, ""):
+                check_endpoint_url(url, f"endpoints.{arm}.{key}")
 
 
 @transaction.atomic

@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from accounts_app.permissions import ensure_route_access, require_role
@@ -18,17 +17,11 @@ from audit_app.actors import Actor, as_actor
 from audit_app.services import audit_record
 from contracts_app.models import ContractVersion, Route
 from kernel.errors import Conflict, DomainError, FieldError, NotFound
-from kernel.outbound import OutboundFailed, OutboundPolicy, OutboundRefused, check_url, parse_networks
+from kernel.outbound import check_endpoint_url as check_engine_url
 from live_app.choices import EndpointEngine, ProbeState
 from live_app.expects import Expects
 from live_app.models import ENDPOINT_NAME_PATTERN, Endpoint
 from live_app.secrets import check_reference, shown_reference
-
-
-def endpoint_policy() -> OutboundPolicy:
-    """Where endpoints may be: `ENDPOINT_ALLOWED_NETWORKS` (link-local and metadata
-    addresses are refused by kernel.outbound whatever it says)."""
-    return OutboundPolicy(allowed=parse_networks(settings.ENDPOINT_ALLOWED_NETWORKS or ""))
 
 
 def _invalid(path: str, message: str) -> DomainError:
@@ -38,10 +31,7 @@ def _invalid(path: str, message: str) -> DomainError:
 def check_endpoint_url(url: Any, path: str) -> str:
     if not isinstance(url, str) or not url:
         raise _invalid(path, "required: an http:// or https:// URL")
-    try:
-        check_url(url, endpoint_policy(), field_path=path)
-    except OutboundFailed as exc:  # a name that does not resolve cannot be checked
-        raise OutboundRefused(path, str(exc)) from None
+    check_engine_url(url, path)
     return url
 
 

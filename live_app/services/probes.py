@@ -19,12 +19,11 @@ from audit_app.services import audit_record
 from contracts_app.document import validate_document
 from contracts_app.models import ContractVersion
 from kernel.errors import NotFound
-from kernel.outbound import OutboundRefused
+from kernel.outbound import OutboundRefused, endpoint_policy
 from live_app.choices import ProbeState
 from live_app.conformance import Fetcher, Outcome, probe_engine
 from live_app.models import Endpoint, Probe
 from live_app.secrets import SecretUnavailable, resolve
-from live_app.services.endpoints import endpoint_policy
 from live_app.services.watch import acceptance_record
 
 

@@ -20,6 +20,7 @@ from worker.harness.plan import BenchPlan
 from worker.harness.results.levels import LevelResult
 from worker.harness.results.speculation import SpeculationNotReported, SpeculationReported
 from worker.harness.stream import Exchange, to_record
+from worker.outbound import check_target
 
 
 @dataclass
@@ -37,8 +38,17 @@ class Target:
 
 
 async def _get(session: aiohttp.ClientSession, url: str) -> tuple[int, str | None]:
+    # To the address checked against the worker's allowlist, never to the name again.
+    pinned = check_target(url)
+    sni = pinned.host if url.startswith("https:") else None
     try:
-        async with session.get(url, timeout=aiohttp.ClientTimeout(total=10)) as resp:
+        async with session.get(
+            pinned.pinned_url,
+            headers={"Host": pinned.authority},
+            timeout=aiohttp.ClientTimeout(total=10),
+            allow_redirects=False,  # a redirect would go to an unchecked address
+            server_hostname=sni,
+        ) as resp:
             return resp.status, (await resp.text() if resp.status == 200 else None)
     except (aiohttp.ClientError, TimeoutError):
         return 0, None
@@ -93,6 +103,8 @@ async def run_levels(
     deadline: float | None,
     warnings: list[str],
 ) -> list[LevelResult]:
+    if target.metrics_url:  # refused before the first request, not mid-run
+        check_target(target.metrics_url)
     first = int(levels[0][1]) if levels and levels[0][0] == "concurrency" else 1
     gen = LoadGenerator(
         base_url=target.base_url,

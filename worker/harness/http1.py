@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from time import perf_counter
 from urllib.parse import urlsplit
 
+from worker.outbound import check_target
+
 _HEAD_LIMIT = 64 * 1024
 _BODY_LIMIT = 4096  # of a non-streaming (error) body: enough for its message
 
@@ -219,7 +221,10 @@ class Http1Pool:
         parts = urlsplit(base_url)
         if parts.scheme != "http" or not parts.hostname:
             raise ValueError(f"only plain http:// URLs are supported, got {base_url!r}")
-        self.host, self.port = parts.hostname, parts.port or 80
+        # Resolved and checked once, here, before any connection: every connection then
+        # goes to that address, whatever the name resolves to later (worker/outbound.py).
+        target = check_target(base_url)
+        self.host, self.port = str(target.address), target.port
         self.authority = parts.netloc
         self.idle: list[_Connection] = []
         self.inflight: set[_Exchange] = set()
