@@ -41,6 +41,17 @@ def _within(measured: float, truth: float) -> bool:
     return abs(measured - truth) <= max(0.02 * truth, 1.0)
 
 
+def _ttft_within(measured: float, truth: float, concurrency: int) -> bool:
+    """The server's truth starts when its handler runs; the client's TTFT also holds the
+    time the server took to accept and parse the request, which no server timestamp sees.
+    With 256 connections and the client on the same two cores that wait is 1-6 ms of a
+    ~150 ms TTFT (measured, always positive; it failed this test in about a third of idle
+    runs at 2%), so there only the upper side gets that room. Never under-reported."""
+    if concurrency < 256:
+        return _within(measured, truth)
+    return -max(0.02 * truth, 1.0) <= measured - truth <= 0.06 * truth
+
+
 @pytest.mark.parametrize(("concurrency", "requests"), [(1, 20), (16, 160), (256, 768)])
 def test_ttft_and_tpot_medians_match_the_servers_truth(
     reference_server, tmp_path: Path, concurrency: int, requests: int
@@ -81,7 +92,7 @@ def test_ttft_and_tpot_medians_match_the_servers_truth(
         f"\nconcurrency {concurrency}: TTFT p50 {ttft:.2f} ms (truth {ttft_true:.2f}), "
         f"TPOT p50 {tpot:.3f} ms (truth {tpot_true:.3f}), tokens/chunk {level.tokens_per_chunk}"
     )
-    assert _within(ttft, ttft_true), (ttft, ttft_true)
+    assert _ttft_within(ttft, ttft_true, concurrency), (ttft, ttft_true)
     assert _within(tpot, tpot_true), (tpot, tpot_true)
     assert level.tokens_per_chunk.mean == 2.5 and level.tokens_per_chunk.max == 4
     # The server's counters: chunks of 1,3,2,4 tokens as drafts of 3 → 6 of 12 accepted.
