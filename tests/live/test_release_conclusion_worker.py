@@ -156,7 +156,7 @@ def test_a_worker_killed_mid_conclusion_gets_it_redelivered_and_concludes_once(
     # kill -9 while the task waits on the stalled re-probe: acknowledged late, the message
     # stays unacknowledged in the broker.
     wait_for(lambda: TASK_RECEIVED.search(control_plane.log.read_bytes()), 30, "the task to start")
-    control_plane.kill()
+    control_plane.kill_all()
     time.sleep(settings.ENDPOINT_PROBE_TIMEOUT_S + 1)
     assert Release.objects.get(pk=release.pk).state == "benchmarking" and _verdicts(release) == 0
 

@@ -63,7 +63,28 @@ class RedisServer:
         self._held.close()
 
 
-class Agent:
+class ProcessGroup:
+    """A child started in its own process group (`start_new_session=True`), so a test can
+    kill it with its pool children at once, like a machine that dies."""
+
+    proc: subprocess.Popen[bytes]
+
+    def kill_all(self) -> None:
+        """kill -9 of the process and its children (mid-task if it is on one)."""
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.kill_all()
+
+
+class Agent(ProcessGroup):
     """A `specpact-worker run` process (its own process group, so the test can kill the
     agent with its Celery pool children at once, like a machine that dies)."""
 
@@ -115,22 +136,8 @@ class Agent:
         out = subprocess.run(["pgrep", "-P", str(self.proc.pid)], capture_output=True, text=True).stdout
         return [int(p) for p in out.split()]
 
-    def kill_all(self) -> None:
-        """kill -9 of the agent and its pool processes."""
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(10)
 
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(20)
-            except subprocess.TimeoutExpired:
-                self.kill_all()
-
-
-class ControlPlaneWorker:
+class ControlPlaneWorker(ProcessGroup):
     """The control plane's own Celery worker (`celery -A specpact.celery worker`) on its
     queue, as docker-compose runs it, against the test's database and broker. `env`: the
     settings it needs beyond those (it reads them from the environment, as in production)."""
@@ -171,17 +178,3 @@ class ControlPlaneWorker:
             lambda: b"ready." in self.log.read_bytes() or self.proc.poll() is not None, 90, "control plane"
         )
         assert self.proc.poll() is None, self.log.read_text()
-
-    def kill(self) -> None:
-        """kill -9, mid-task if it is on one."""
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(10)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(20)
-            except subprocess.TimeoutExpired:
-                self.kill()
