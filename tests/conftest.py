@@ -19,6 +19,7 @@ from releases_app.models import Release
 from releases_app.services import release_create, release_gate_complete
 from tests.support.actors import PIPELINE_ROUTE, Caller
 from tests.support.factories import example, make_token, make_user, make_version, variant
+from tests.support.gunicorn import gunicorn_server as _gunicorn_server
 from tests.support.launcher import Emulators, emulator_factory
 from tests.support.processes import Agent, ControlPlaneWorker, RedisServer
 from tests.support.releases import ROUTE, activate, cosmetic_change, route_identity_change
@@ -26,6 +27,8 @@ from tests.support.releases import ROUTE, activate, cosmetic_change, route_ident
 # A factory of engine emulators (tests/support/engine_emulator): emulator("--shape", "tgi", …);
 # all of a module's stop after it.
 emulator = emulator_factory("module")
+# A real gunicorn serving this run's test database (tests/support/gunicorn.py), one per module.
+gunicorn_server = _gunicorn_server
 
 
 @pytest.fixture(scope="session")
