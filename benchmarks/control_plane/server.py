@@ -100,7 +100,9 @@ class Server:
 
 
 @contextmanager
-def gunicorn(env: dict[str, str], *, workers: int, timeout_s: int = 120) -> Iterator[Server]:
+def gunicorn(
+    env: dict[str, str], *, workers: int, timeout_s: int = 120, ready_s: float = 60
+) -> Iterator[Server]:
     port = free_port()
     # Sync workers, as the issue measured: one request per worker at a time, no keep-alive.
     argv = [
@@ -124,7 +126,7 @@ def gunicorn(env: dict[str, str], *, workers: int, timeout_s: int = 120) -> Iter
     process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     base = f"http://127.0.0.1:{port}"
     try:
-        _wait_ready(base, process)
+        _wait_ready(base, process, ready_s)
         yield Server(base, process)
     finally:
         process.send_signal(signal.SIGTERM)

@@ -44,3 +44,108 @@ def test_an_anonymous_write_is_refused_on_gunicorn(gunicorn_server: Any, transac
     with gunicorn_server.client() as client:
         response = client.post("/api/v1/routes/", json={"slug": "x", "name": "x"})
     assert response.status_code in (401, 403), response.text
+
+
+def test_a_weak_if_match_never_matches_on_gunicorn(
+    gunicorn_server: Any, route_v1: Any, proposer: Any
+) -> None:
+    token = make_token(proposer, "operator").key
+    with gunicorn_server.client(token) as client:
+        etag = client.get(f"/api/v1/routes/{route_v1.slug}/").headers["etag"]
+        weak = client.patch(
+            f"/api/v1/routes/{route_v1.slug}/",
+            json={"description": "weak"},
+            headers={"If-Match": f"W/{etag}"},
+        )
+    assert weak.status_code == 412, weak.text
+
+
+def test_webhooks_hold_route_scope_and_hidden_loopback_on_gunicorn(
+    gunicorn_server: Any, transactional_db: None, admin: Any, route_v1: Any
+) -> None:
+    scoped = make_token(admin, "admin", [route_v1.slug]).key
+    with gunicorn_server.client(scoped) as client:
+        theirs = client.post(
+            "/api/v1/webhooks/",
+            json={"url": "https://hooks.example.com/x", "events": ["*"], "route": "elsewhere"},
+        )
+        every = client.post("/api/v1/webhooks/", json={"url": "https://hooks.example.com/x", "events": ["*"]})
+        hidden = client.post(
+            "/api/v1/webhooks/",
+            json={"url": "http://[::ffff:127.0.0.1]:9/x", "events": ["*"], "route": route_v1.slug},
+        )
+    assert theirs.status_code == 404, theirs.text
+    assert every.status_code == 403, every.text
+    assert hidden.status_code == 400, hidden.text
+    assert [e["path"] for e in hidden.json()["errors"]] == ["url"]
+
+
+@pytest.mark.parametrize("target", ["http://169.254.169.254/latest", "http://[64:ff9b::a9fe:a9fe]/"])
+def test_a_run_target_outside_the_networks_is_refused_on_gunicorn(
+    gunicorn_server: Any, versions: Any, operator: Any, target: str
+) -> None:
+    token = make_token(operator, "operator").key
+    body = {
+        "route": "contract-summaries",
+        "baseline_version": 1,
+        "candidate_version": 2,
+        "lane": "extraction",
+        "engine": "openai",
+        "endpoints": {
+            "baseline": {"base_url": target, "model": "m"},
+            "candidate": {"base_url": "http://127.0.0.1:1", "model": "m"},
+        },
+        "concurrency": [1],
+        "requests_per_level": 1,
+    }
+    with gunicorn_server.client(token) as client:
+        response = client.post("/api/v1/runs/", json=body)
+    assert response.status_code == 400, response.text
+    assert [e["path"] for e in response.json()["errors"]] == ["endpoints.baseline.base_url"]
+
+
+@pytest.mark.timeout(60)
+def test_a_catastrophic_redaction_pattern_finishes_on_gunicorn(gunicorn_server: Any, operator: Any) -> None:
+    token = make_token(operator, "operator").key
+    raw = json.dumps({"prompt": "a" * 40 + "!"}) + "\n"
+    with gunicorn_server.client(token) as client:
+        response = client.post(
+            "/api/v1/workloads/",
+            params={"name": "catastrophic", "redact": "true", "redact_pattern": "(a+)+$"},
+            content=raw.encode(),
+            headers={"Content-Type": "application/x-ndjson"},
+        )
+    assert response.status_code == 201, response.text
+
+
+def test_a_locked_name_stays_locked_in_any_spelling_on_gunicorn(
+    gunicorn_server: Any, transactional_db: None
+) -> None:
+    from tests.support.factories import make_user
+
+    user = make_user("pat", "viewer")
+    user.set_password("right-password-1")
+    user.save()
+    with gunicorn_server.client() as client:
+        for _ in range(5):
+            _sign_in(client, gunicorn_server.base_url, "pat", "wrong")
+        fullwidth = _sign_in(client, gunicorn_server.base_url, "\uff50at", "right-password-1")
+    assert fullwidth.status_code == 429, fullwidth.status_code
+
+
+def _sign_in(client: Any, base: str, name: str, password: str) -> Any:
+    import re
+
+    form = client.get("/login/")
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form.text)
+    assert token, form.text[:300]
+    origin = base.replace("http://", "https://")
+    return client.post(
+        "/login/",
+        data={"username": name, "password": password, "csrfmiddlewaretoken": token.group(1)},
+        headers={
+            "Origin": origin,
+            "Referer": f"{origin}/login/",
+            "Cookie": f"csrftoken={form.cookies['csrftoken']}",
+        },
+    )

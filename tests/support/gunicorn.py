@@ -91,7 +91,8 @@ def serve(
             },
         )
         (Path(var_dir) / "staticfiles").symlink_to(_static_root(env))
-        with gunicorn(env, workers=workers, timeout_s=timeout_s) as server:
+        # A loaded CI machine can take a while to import Django in two workers.
+        with gunicorn(env, workers=workers, timeout_s=timeout_s, ready_s=240) as server:
             yield LiveServer(server)
 
 
