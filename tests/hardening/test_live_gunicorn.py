@@ -13,7 +13,7 @@ import pytest
 
 from tests.support.factories import make_token
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("transactional_db")]
 
 PROBLEM = "application/problem+json"
 
@@ -127,9 +127,9 @@ def test_a_locked_name_stays_locked_in_any_spelling_on_gunicorn(
     user.set_password("right-password-1")
     user.save()
     with gunicorn_server.client() as client:
-        for _ in range(5):
-            _sign_in(client, gunicorn_server.base_url, "pat", "wrong")
+        codes = [_sign_in(client, gunicorn_server.base_url, "pat", "wrong").status_code for _ in range(5)]
         fullwidth = _sign_in(client, gunicorn_server.base_url, "\uff50at", "right-password-1")
+    assert codes == [200, 200, 200, 200, 429], codes
     assert fullwidth.status_code == 429, fullwidth.status_code
 
 
