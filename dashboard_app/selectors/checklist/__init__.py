@@ -19,9 +19,10 @@ from dashboard_app.selectors.checklist.answers import (
     audit_url,
 )
 from dashboard_app.selectors.checklist.contract import q2_dependencies, q3_compatibility, q4_lanes
-from dashboard_app.selectors.checklist.history import activating_release, q1_method, q6_rollback
+from dashboard_app.selectors.checklist.history import activating_release, q1_method
 from dashboard_app.selectors.checklist.live import with_live
 from dashboard_app.selectors.checklist.measured import MeasuredLane, measured_lanes, q5_measured
+from dashboard_app.selectors.checklist.rollback import q6_rollback
 
 __all__ = [
     "QUESTIONS",
