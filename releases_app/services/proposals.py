@@ -156,7 +156,7 @@ def _release_open(slug: str, open_release: Release) -> Conflict:
     state = ReleaseState(open_release.state).label
     by = open_release.proposed_by.get_username() if open_release.proposed_by else "someone"
     return Conflict(
-        f"Release #{open_release.pk} of {slug!r} (proposed by {by}) is still {state}; cancel it "
+        f"Release {open_release.pk} of {slug!r} (proposed by {by}) is still {state}; cancel it "
         f"(POST releases/{open_release.pk}/cancel, any operator of the route may) or let it finish "
         "before proposing another.",
         code="release_open",
