@@ -20,6 +20,7 @@ from dashboard_app.selectors.checklist.answers import (
 )
 from dashboard_app.selectors.checklist.history import Activation
 from dashboard_app.selectors.checklist.watch import live_triggers
+from live_app.models import Endpoint
 
 _TRIGGERS = {
     "gate_fail": "the benchmark gate fails",
@@ -69,11 +70,15 @@ def _target(
 
 
 def q6_rollback(
-    route: Route, version: ContractVersion, doc: dict[str, Any], activation: Activation | None
+    route: Route,
+    version: ContractVersion,
+    doc: dict[str, Any],
+    activation: Activation | None,
+    endpoints: list[Endpoint],
 ) -> Answer:
     plan, has_target = _target(route, version, doc, activation)
     named = [_TRIGGERS.get(t, t) for t in (doc.get("rollback") or {}).get("when") or []]
-    live = live_triggers(route, version)
+    live = live_triggers(version, endpoints)
     parts = [plan + "."]
     if has_target:
         if named:

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Q
-
-from contracts_app.models import ContractVersion, Route
+from contracts_app.models import ContractVersion
 from dashboard_app.selectors.checklist.answers import join_words
-from live_app.selectors import acceptance_floor, acceptance_trigger, benchmark_acceptance, endpoints_of
+from live_app.models import Endpoint
+from live_app.selectors import acceptance_floor, acceptance_trigger, benchmark_acceptance
 
 
 @dataclass(frozen=True)
@@ -20,16 +19,14 @@ class LiveTriggers:
     endpoints: bool  # the route has endpoints watched against `version`
 
 
-def live_triggers(route: Route, version: ContractVersion) -> LiveTriggers:
-    """The endpoints the watch holds against `version` (those expecting the active version,
-    or a release of it: live_app.services.probes records their samples against it)."""
+def live_triggers(version: ContractVersion, endpoints: list[Endpoint]) -> LiveTriggers:
+    """`endpoints`: the route's (`live_app.selectors.endpoints_of`). The watch holds against
+    `version` those expecting the active version or a release of it
+    (live_app.services.probes records their samples against the version they expect)."""
     trigger = acceptance_trigger(version)
-    watched = [
-        e.name
-        for e in endpoints_of(route)
-        .filter(Q(expects="active") | Q(expected_version=version))
-        .order_by("name")
-    ]
+    watched = sorted(
+        e.name for e in endpoints if e.expectation.is_active or e.expected_version_id == version.pk
+    )
     names = join_words(watched)
     if trigger is None:
         if not watched:
