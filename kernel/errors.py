@@ -39,12 +39,15 @@ class FieldError:
 @dataclass
 class DomainError(Exception):
     """`status` is the HTTP status the API answers with: 400 invalid input, 403 forbidden,
-    404 not found, 409 a transition that the current state refuses, 412 a stale If-Match."""
+    404 not found, 409 a transition that the current state refuses, 412 a stale If-Match.
+    `extensions` are RFC 9457 extension members of the problem (e.g. the `open_release`
+    a 409 is about), added beside the standard ones and never replacing them."""
 
     detail: str
     status: int = 400
     code: str = "invalid"
     errors: list[FieldError] = field(default_factory=list)
+    extensions: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         super().__init__(self.detail)
@@ -85,8 +88,8 @@ class NotFound(DomainError):
 
 
 class Conflict(DomainError):
-    def __init__(self, detail: str, code: str = "conflict") -> None:
-        super().__init__(detail=detail, status=409, code=code)
+    def __init__(self, detail: str, code: str = "conflict", extensions: dict[str, Any] | None = None) -> None:
+        super().__init__(detail=detail, status=409, code=code, extensions=dict(extensions or {}))
 
 
 class PreconditionFailed(DomainError):

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from accounts_app.permissions import has_role, require_role
+from accounts_app.permissions import require_role
 from audit_app.actors import Actor, as_actor
-from kernel.errors import Conflict, DomainError, Forbidden
+from kernel.errors import Conflict, DomainError
 from releases_app.choices import TRANSITIONS, ReleaseState
 from releases_app.models import Release
 
@@ -54,10 +54,12 @@ def check_may_reject(release: Release, who: Actor) -> None:
 
 
 def check_may_cancel(release: Release, who: Actor) -> None:
-    """The proposer (an operator) or any approver may withdraw an open release."""
+    """Any operator who can reach the release's route may withdraw an open release, theirs
+    or another's: an open release blocks every other proposal on its route, and waiting
+    for its proposer (away, or a pipeline that died) would block the route's team. Route
+    scope is checked when the release is locked (`lock_release`: 404 outside it); the
+    audit event names who cancelled and whose release it was."""
     require_role(who, "operator")
-    if not _is_proposer(release, who) and not has_role(who, "approver"):
-        raise Forbidden("Only the proposer or an approver can cancel a release.")
     check_transition(release, "cancel")
 
 

@@ -28,7 +28,7 @@ def find_crossover(
             continue
         lo, hi = est.interval(alpha)
         beats = lo > 1.0
-        points.append(CrossoverPoint(level, est.estimate, lo, hi, beats))
+        points.append(CrossoverPoint(level, est.estimate, lo, hi, beats, est.n_baseline, est.n_candidate))
         if not beats and first is None:
             first = (level, f"{est.estimate:.2f}{X} {interval(lo, hi)}")
     measured = [p for p in points if p.beats_baseline is not None]

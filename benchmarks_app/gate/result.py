@@ -83,6 +83,9 @@ class CrossoverPoint:
     ci_low: float | None
     ci_high: float | None
     beats_baseline: bool | None  # None: not measurable at this level
+    # Requests per arm behind the estimate: an overview shows them beside the speedup.
+    n_baseline: int | None = None
+    n_candidate: int | None = None
 
 
 @dataclass(frozen=True)
@@ -138,6 +141,8 @@ class GateResult:
                         "estimate": first.estimate,
                         "ci_low": first.ci_low,
                         "ci_high": first.ci_high,
+                        "n_baseline": first.n_baseline,
+                        "n_candidate": first.n_candidate,
                     }
                 )
         return out

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from benchmarks_app.gate.metrics import METRICS
 
 X = "\u00d7"  # the multiplication sign, as in "1.84x better" (spelled out: ruff flags it)
@@ -72,3 +75,56 @@ def non_inferiority_reason(
             "(not enough evidence)."
         )
     return f"{head}: the candidate is {100 * (estimate - 1):.0f}% worse, beyond the margin."
+
+
+def per_arm(n_baseline: int | None, n_candidate: int | None) -> str | None:
+    """'n=12 per arm', or each arm's count when they differ; None when neither is known."""
+    if n_baseline is None and n_candidate is None:
+        return None
+    if n_baseline == n_candidate:
+        return f"n={n_baseline} per arm"
+    shown = ["?" if n is None else str(n) for n in (n_baseline, n_candidate)]
+    return f"n={shown[0]} baseline, {shown[1]} candidate"
+
+
+def speedup_words(
+    estimate: float,
+    ci_low: float | None,
+    ci_high: float | None,
+    n_baseline: int | None,
+    n_candidate: int | None,
+) -> str:
+    """A speedup with what it rests on: '2.34× [1.41, 6.72], n=12' (the interval and the
+    requests per arm; either left out when the stored result has none)."""
+    words = f"{estimate:.2f}{X}"
+    if ci_low is not None and ci_high is not None:
+        words += f" {interval(ci_low, ci_high)}"
+    n = per_arm(n_baseline, n_candidate)
+    if n is not None:
+        words += f", {n.removesuffix(' per arm')}"
+    return words
+
+
+def decided_by(description: str, check: Mapping[str, Any] | None, fallback: str = "") -> str:
+    """The sentence a verdict opens with, whatever the verdict: 'Decided by <rule>:
+    <value> [<low>, <high>], n=<n> per arm, required ≥ <bar>× (lane chat, concurrency 1).'
+    A check without numbers (a deterministic rule, a level that could not be estimated)
+    is decided by its reason in words (`fallback`: the rule's reason, with no check)."""
+    head = f"Decided by {description}"
+    values = [check.get(k) for k in ("estimate", "ci_low", "ci_high", "required")] if check else []
+    numbers = [float(v) for v in values if isinstance(v, int | float)]
+    if check is None or len(numbers) != 4:
+        reason = (check or {}).get("reason") or fallback
+        return f"{head}: {reason}" if reason else f"{head}."
+    est, lo, hi, bar = numbers
+    bound = "required ≥" if check.get("kind") == "improve" else "allowed ≤"
+    parts = [f"{est:.2f}{X} {interval(lo, hi)}"]
+    n = per_arm(check.get("n_baseline"), check.get("n_candidate"))
+    if n is not None:
+        parts.append(n)
+    parts.append(f"{bound} {bar:g}{X}")
+    where = [f"lane {check['lane']}"] if check.get("lane") else []
+    if check.get("level") is not None:
+        where.append(level_label(str(check.get("level_kind") or "concurrency"), float(check["level"])))
+    tail = f" ({', '.join(where)})" if where else ""
+    return f"{head}: {', '.join(parts)}{tail}."

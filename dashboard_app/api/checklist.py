@@ -17,7 +17,7 @@ from dashboard_app.selectors.checklist import STATUS_WORDS, route_checklist
 
 
 class ChecklistEvidenceSerializer(serializers.Serializer[Any]):
-    kind = serializers.ChoiceField(choices=["contract_field", "run", "release", "audit_event"])
+    kind = serializers.ChoiceField(choices=["contract_field", "run", "release", "audit_event", "endpoints"])
     label = serializers.CharField()  # type: ignore[assignment]  # a payload field, not Field.label
     url = serializers.URLField()
 

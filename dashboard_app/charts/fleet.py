@@ -19,7 +19,8 @@ _TICKS = (0.5, 0.67, 0.8, 1, 1.25, 1.5, 2, 3)
 def fleet_heatmap(
     cells: Sequence[Mapping[str, Any]], *, title: str = "Measured speedup by lane and route"
 ) -> dict[str, Any]:
-    """`cells`: `{"lane", "route", "speedup": float | None, "verdict"?: str}` per measured pair.
+    """`cells`: `{"lane", "route", "speedup": float | None, "speedup_words"?: str,
+    "verdict"?: str}` per measured pair.
     Colour is log2(speedup), centred on 1x; every cell also prints its value (and verdict),
     so the chart reads without colour. Unmeasured pairs stay blank with "—"."""
     fig = go.Figure(layout=layout(title, "route", "lane"))
@@ -43,7 +44,9 @@ def fleet_heatmap(
                 continue
             z_row.append(math.log2(speedup))
             verdict = f"<br>{cell['verdict']}" if cell and cell.get("verdict") else ""
-            t_row.append(f"{speedup:.2f}{TIMES}{verdict}")
+            # With its interval and n where the cell has them: a bare ratio overstates.
+            shown = cell.get("speedup_words") if cell else None
+            t_row.append(f"{shown or f'{speedup:.2f}{TIMES}'}{verdict}")
         z.append(z_row)
         text.append(t_row)
     fig.add_trace(

@@ -99,9 +99,10 @@ def endpoint_rows(route: Route) -> list[EndpointRow]:
     return rows
 
 
-def live_words(route: Route) -> str | None:
-    """What Q1 adds: each endpoint's state, or None when the route has none."""
-    endpoints = list(endpoints_of(route))
+def live_words(route: Route, endpoints: list[Endpoint] | None = None) -> str | None:
+    """What Q1 adds: each endpoint's state, or None when the route has none (`endpoints`:
+    the route's, as `endpoints_of` reads them, when the caller has them already)."""
+    endpoints = list(endpoints_of(route)) if endpoints is None else endpoints
     return "; ".join(state_words(e) for e in endpoints) if endpoints else None
 
 

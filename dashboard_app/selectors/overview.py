@@ -13,7 +13,9 @@ from typing import Any
 
 from django.db.models import OuterRef, QuerySet, Subquery
 
+from benchmarks_app.gate.wording import speedup_words
 from contracts_app.models import Route
+from dashboard_app.selectors.description import route_description
 from releases_app.choices import OPEN_STATES
 from releases_app.models import Release
 
@@ -35,6 +37,14 @@ class Speedup:
     estimate: float
     ci_low: float | None
     ci_high: float | None
+    # Requests per arm at that level (None in gate results stored before they were kept).
+    n_baseline: int | None = None
+    n_candidate: int | None = None
+
+    @property
+    def words(self) -> str:
+        """'2.34× [1.41, 6.72], n=12': never a bare number."""
+        return speedup_words(self.estimate, self.ci_low, self.ci_high, self.n_baseline, self.n_candidate)
 
     @property
     def level_words(self) -> str:
@@ -59,6 +69,11 @@ class RouteRow:
     current_verdict: str | None = None
     # The latest gate's speedups when that release is not the active version's: history.
     history_speedups: list[Speedup] = field(default_factory=list)
+
+    @property
+    def description(self) -> str:
+        """The active version's description (never the first upload's, once it is not active)."""
+        return route_description(self.route)
 
     @property
     def verdict_is_history(self) -> bool:
@@ -88,6 +103,8 @@ def _speedups(raw: Any) -> list[Speedup]:
                     estimate=float(item["estimate"]),
                     ci_low=item.get("ci_low"),
                     ci_high=item.get("ci_high"),
+                    n_baseline=item.get("n_baseline"),
+                    n_candidate=item.get("n_candidate"),
                 )
             )
         except (KeyError, TypeError, ValueError):
@@ -156,6 +173,7 @@ def fleet_cells(rows: list[RouteRow]) -> list[dict[str, Any]]:
             "route": row.route.slug,
             "lane": s.lane,
             "speedup": s.estimate,
+            "speedup_words": s.words,
             "verdict": f"{row.current_verdict}, release #{row.current_release_id}",
             "gate_verdict": row.current_verdict,
             "release_id": row.current_release_id,

@@ -8,6 +8,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from benchmarks_app.gate.wording import decided_by
+
 TIMES = "\u00d7"
 
 MEANING = {
@@ -20,20 +22,37 @@ MEANING = {
 }
 
 
-def _deciding(gate: Mapping[str, Any]) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
-    """(the first rule with the overall verdict, its first check with that verdict)."""
+def _margin(check: Mapping[str, Any]) -> float:
+    """How far a passing check's bound clears its bar, on the log scale (smaller: closer)."""
+    numbers = _numbers(check)
+    if numbers is None or min(numbers) <= 0:
+        return math.inf
+    _, lo, hi, bar = numbers
+    return math.log(lo / bar) if check.get("kind") == "improve" else math.log(bar / hi)
+
+
+def deciding(gate: Mapping[str, Any]) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """(the rule that decided the verdict, its check that did). A fail or a marginal is
+    decided by the first rule with that verdict and its first such check. A pass is decided
+    by the check that cleared its bar by the least: of the improvement rules (the speedup
+    the release claims) when there are any, else of any rule; a rule with no statistical
+    check (a deterministic one) decides a pass only when nothing else does."""
     verdict = gate.get("verdict")
-    rule = next((r for r in gate.get("rules") or [] if r.get("verdict") == verdict), None)
-    if rule is None or verdict == "pass":
+    rules = [r for r in gate.get("rules") or [] if r.get("verdict") == verdict]
+    checks = [c for c in gate.get("checks") or [] if c.get("verdict") == verdict]
+    if not rules:
         return None, None
-    check = next(
-        (
-            c
-            for c in gate.get("checks") or []
-            if c.get("rule_id") == rule.get("rule_id") and c.get("verdict") == verdict
-        ),
-        None,
-    )
+    if verdict != "pass":
+        rule = rules[0]
+        check = next((c for c in checks if c.get("rule_id") == rule.get("rule_id")), None)
+        return rule, check
+    measured = [c for c in checks if _numbers(c) is not None]
+    improving = [c for c in measured if c.get("kind") == "improve"]
+    candidates = improving or measured
+    if not candidates:
+        return rules[0], None
+    check = min(candidates, key=_margin)
+    rule = next((r for r in rules if r.get("rule_id") == check.get("rule_id")), rules[0])
     return rule, check
 
 
@@ -99,7 +118,7 @@ def interval_picture(check: Mapping[str, Any]) -> dict[str, Any] | None:
 def verdict_at_a_glance(gate: Mapping[str, Any] | None) -> dict[str, Any] | None:
     if not gate:
         return None
-    rule, check = _deciding(gate)
+    rule, check = deciding(gate)
     verdict = str(gate.get("verdict") or "")
     settle = requests_to_settle(check) if check and verdict == "marginal" else None
     n = min(check.get("n_baseline") or 0, check.get("n_candidate") or 0) if check else 0
@@ -114,4 +133,10 @@ def verdict_at_a_glance(gate: Mapping[str, Any] | None) -> dict[str, Any] | None
         "small_samples": list(gate.get("small_samples") or []),
         # The summary's head: its small-sample sentence is shown once, as its own line.
         "headline": str(gate.get("summary") or "").split(" Small samples:")[0],
+        # The verdict's first sentence, the same for pass, marginal and fail.
+        "decided_by": decided_by(
+            str(rule.get("description") or rule.get("rule_id")), check, rule.get("reason") or ""
+        )
+        if rule
+        else None,
     }

@@ -11,6 +11,7 @@ from django.utils import timezone
 from contracts_app.models import Route
 from contracts_app.views.pages import route_or_404
 from dashboard_app.selectors.checklist import Checklist, route_checklist
+from dashboard_app.selectors.description import route_description
 from dashboard_app.selectors.overview import RouteRow, route_rows
 
 
@@ -27,13 +28,13 @@ def speedup_lines(row: RouteRow | None) -> list[str]:
     version = row.route.active_version.number
     since = f", active since {row.route.active_since:%Y-%m-%d}" if row.route.active_since else ""
     if row.speedups:
-        now = ", ".join(f"{s.estimate:.2f}× ({s.lane}, {s.metric} at {s.level_words})" for s in row.speedups)
+        now = ", ".join(f"{s.words} ({s.lane}, {s.metric} at {s.level_words})" for s in row.speedups)
         lines = [f"Measured speedup of version {version}: {now}, release #{row.current_release_id}{since}"]
     else:
         lines = [f"No measured speedup for version {version}, which runs now{since}"]
     if row.history_speedups:
         kind = "History" if row.verdict_is_history else "Candidate, not active"
-        then = ", ".join(f"{s.estimate:.2f}× ({s.lane})" for s in row.history_speedups)
+        then = ", ".join(f"{s.words} ({s.lane})" for s in row.history_speedups)
         lines.append(f"{kind}: {then} in release #{row.gated_release_id}, {row.gated_release_state_words}")
     return lines
 
@@ -44,6 +45,7 @@ def route_card(request: HttpRequest, slug: str) -> HttpResponse:
     context = {
         "route": route,
         "active": route.active_version,
+        "description": route_description(route),
         "speedups": speedup_lines(_row(route)),
         "checklist": route_checklist(route),
         "generated_at": timezone.now(),
@@ -72,14 +74,10 @@ def _md(text: str) -> str:
     return "".join("\\" + c if c in "\\*_[]<>#|" else c for c in text)
 
 
-def card_markdown(
-    route: object, checklist: Checklist, *, base: str, speedups: list[str] | None = None
-) -> str:
+def card_markdown(route: Route, checklist: Checklist, *, base: str, speedups: list[str] | None = None) -> str:
     active = getattr(route, "active_version", None)
     lines = [f"# Route card: {route}", ""]
-    description = getattr(route, "description", "") or (active.document.get("description") if active else "")
-    if description:
-        lines += [_md(str(description)), ""]
+    lines += [_md(route_description(route)), ""]
     if active is not None:
         target = active.document.get("target") or {}
         engine = f"{target.get('engine')} {target.get('engine_version') or ''}".rstrip()

@@ -17,6 +17,7 @@ from contracts_app.models import Route
 from contracts_app.views.pages import route_or_404
 from dashboard_app.filters import OverviewFilterSet
 from dashboard_app.selectors.checklist import route_checklist
+from dashboard_app.selectors.description import route_description
 from dashboard_app.selectors.live import drifted_endpoints, endpoint_rows
 from dashboard_app.selectors.overview import route_rows
 from kernel.filtersets import page_filter_query, page_queryset
@@ -66,6 +67,7 @@ def route_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "route": route,
             "versions": versions,
             "active": route.active_version,
+            "description": route_description(route),
             "checklist": route_checklist(route),
             "releases": releases,
             "endpoint_rows": endpoint_rows(route),

@@ -35,7 +35,11 @@ _TITLES = {
 
 
 def _problem_body(
-    status_code: int, detail: str, code: str, errors: list[FieldError] | None
+    status_code: int,
+    detail: str,
+    code: str,
+    errors: list[FieldError] | None,
+    extensions: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     body: dict[str, Any] = {
         "type": f"https://specpact.dev/problems/{code}",
@@ -49,6 +53,8 @@ def _problem_body(
     request_id = current_request_id()
     if request_id:
         body["request_id"] = request_id
+    for key, value in (extensions or {}).items():
+        body.setdefault(key, value)  # an extension never replaces a standard member
     return body
 
 
@@ -88,8 +94,9 @@ def problem_response(
     code: str = "error",
     errors: list[FieldError] | None = None,
     headers: dict[str, str] | None = None,
+    extensions: dict[str, Any] | None = None,
 ) -> Response:
-    body = _problem_body(status_code, detail, code, errors)
+    body = _problem_body(status_code, detail, code, errors, extensions)
     response = Response(body, status=status_code, headers=headers)
     response.content_type = PROBLEM_CONTENT_TYPE
     return response
@@ -125,7 +132,9 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
             "The form has more fields than DATA_UPLOAD_MAX_NUMBER_FIELDS allows.", code="too_many_fields"
         )
     if isinstance(exc, DomainError):
-        return problem_response(exc.status, exc.detail, code=exc.code, errors=exc.errors)
+        return problem_response(
+            exc.status, exc.detail, code=exc.code, errors=exc.errors, extensions=exc.extensions
+        )
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, PermissionDenied):

@@ -29,6 +29,17 @@ PROBLEM_SCHEMA: dict[str, Any] = {
             },
         },
         "request_id": {"type": "string"},
+        # Extension members (RFC 9457 §3.2), present where the problem is about them.
+        "open_release": {
+            "type": "object",
+            "description": "409 release_open: the release of the route that is still open.",
+            "properties": {
+                "id": {"type": "integer"},
+                "url": {"type": "string"},
+                "state": {"type": "string"},
+            },
+            "required": ["id", "url", "state"],
+        },
     },
     "required": ["type", "title", "status", "detail", "code"],
 }

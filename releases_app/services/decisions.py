@@ -190,7 +190,17 @@ def _release_close(
         check_if_match(locked, expected_lock)
         check(locked, who)
         _stop_benchmark(locked, who, reason)
-        move(locked, transition, actor=who, reason=reason)
+        # Whose release it was, beside who closed it (the event's actor): an operator may
+        # cancel a release someone else proposed.
+        proposer = locked.proposed_by.get_username()
+        by_proposer = who.user is not None and who.user.pk == locked.proposed_by_id
+        move(
+            locked,
+            transition,
+            actor=who,
+            reason=reason,
+            extra_after={"proposed_by": proposer, "by_proposer": by_proposer},
+        )
         record_decision(locked, kind, actor=who, reason=reason)
     return locked
 
@@ -215,7 +225,8 @@ def release_cancel(
     reason: str,
     expected_lock: int | None = None,
 ) -> Release:
-    """The proposer (an operator) or any approver may withdraw an open release."""
+    """Any operator of the release's route may withdraw an open release, whoever proposed it
+    (releases_app.guards.check_may_cancel)."""
     return _release_close(
         release=release, actor=actor, reason=reason, expected_lock=expected_lock,
         role="operator", check=check_may_cancel, transition="cancel", kind=DecisionKind.CANCEL,

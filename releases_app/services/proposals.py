@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.urls import reverse
 
 from accounts_app.permissions import ensure_route_access, require_role
 from audit_app.actors import Actor, as_actor
@@ -64,13 +65,9 @@ def release_create(
             )
         if route_obj.active_version_id == candidate.pk:
             raise Conflict(f"Version {number} is already active on {slug!r}.", code="already_active")
-        open_release = Release.objects.open().filter(route=route_obj).first()
+        open_release = Release.objects.open().filter(route=route_obj).select_related("proposed_by").first()
         if open_release is not None:
-            raise Conflict(
-                f"Release {open_release.pk} of {slug!r} is still {open_release.state}; cancel it "
-                f"(POST releases/{open_release.pk}/cancel) or let it finish before proposing another.",
-                code="release_open",
-            )
+            raise _release_open(slug, open_release)
         baseline = route_obj.active_version
         changes = (
             [c.as_dict() for c in diff_documents(baseline.document, candidate.document)]
@@ -96,6 +93,9 @@ def release_create(
                     endpoints=names,
                 )
         except IntegrityError as exc:
+            raced = Release.objects.open().filter(route=route_obj).select_related("proposed_by").first()
+            if raced is not None:
+                raise _release_open(slug, raced) from exc
             raise integrity_conflict(exc, f"Another release of {slug!r} is open.", "release_open") from exc
         release.route = route_obj
         audit_record(
@@ -148,6 +148,26 @@ def _start_benchmark(
         **fields,
     )
     _request_benchmark(release, actor, endpoints)
+
+
+def _release_open(slug: str, open_release: Release) -> Conflict:
+    """409 for a second proposal: the open release in words and as `open_release` in the
+    problem (its id, API URL and state), so a pipeline can wait for it or cancel it."""
+    state = ReleaseState(open_release.state).label
+    by = open_release.proposed_by.get_username() if open_release.proposed_by else "someone"
+    return Conflict(
+        f"Release {open_release.pk} of {slug!r} (proposed by {by}) is still {state}; cancel it "
+        f"(POST releases/{open_release.pk}/cancel, any operator of the route may) or let it finish "
+        "before proposing another.",
+        code="release_open",
+        extensions={
+            "open_release": {
+                "id": open_release.pk,
+                "url": reverse("api-release", args=[open_release.pk]),
+                "state": open_release.state,
+            }
+        },
+    )
 
 
 _FIRST_RELEASE_WHY = "a route's first release has nothing to benchmark against: leave endpoints out"

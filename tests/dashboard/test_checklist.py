@@ -72,6 +72,7 @@ def test_an_activated_ngram_route_answers_from_its_contract_runs_and_audit(
     assert q1.status == "documented"
     assert q1.answer.startswith("N-gram prompt lookup (ngram), 5 speculative tokens per step, on vllm 0.24.0")
     assert f"release #{benchmarked.pk}, approved by {second_approver.username}" in q1.answer
+    assert "Decided by " in q1.answer and " per arm, " in q1.answer  # the deciding rule, its number
     assert {e.kind for e in q1.evidence} == {"contract_field", "release", "audit_event"}
 
     assert (
@@ -91,7 +92,7 @@ def test_an_activated_ngram_route_answers_from_its_contract_runs_and_audit(
 
     assert q6.status == "documented"
     assert q6.answer.startswith("Return to the previous version, v1 (no speculation (plain decoding))")
-    assert "when the benchmark gate fails and outputs stop matching the baseline's" in q6.answer
+    assert "names when: the benchmark gate fails and outputs stop matching the baseline's" in q6.answer
 
 
 def test_every_evidence_link_opens_a_page(
@@ -190,9 +191,12 @@ def test_after_a_rollback_the_answers_say_how_the_route_got_back(
     q1, *_, q6 = answers("contract-summaries")
     assert q1.answer.startswith("None: speculation is off. Version 1 serves")
     assert q1.answer.endswith(
-        f"Active again since release #{benchmarked.pk} was rolled back by {second_approver.username}."
+        f"Active again since release #{benchmarked.pk} (v2) was rolled back by {second_approver.username}: "
+        "“summaries drifted”."
     )
-    assert q6.status == "partial"
+    # Nothing to roll back now: the badge says so, and no trigger is claimed.
+    assert q6.status == "missing"
     assert q6.answer.startswith(
-        f"None in force: version 1 came back by rolling back release #{benchmarked.pk}"
+        f"No rollback target: version 1 is active because release #{benchmarked.pk} was rolled back"
     )
+    assert "when" not in q6.answer

@@ -108,7 +108,24 @@ def test_a_second_proposal_while_one_is_open_is_409(awaiting: Release, operator:
         format="json",
     )
     assert response.status_code == 409
-    assert response.json()["code"] == "release_open"
+    body = response.json()
+    assert body["code"] == "release_open"
+    # The open release, for a pipeline to wait on or cancel: in the JSON and in words.
+    assert body["open_release"] == {
+        "id": awaiting.pk,
+        "url": f"/api/v1/releases/{awaiting.pk}/",
+        "state": "awaiting_review",
+    }
+    assert body["status"] == 409 and body["title"] == "Conflict"
+    assert f"Release {awaiting.pk} of 'contract-summaries' (proposed by pat-proposer)" in body["detail"]
+    assert "is still awaiting review" in body["detail"]
+    assert client_follow(operator, body["open_release"]["url"])["id"] == awaiting.pk
+
+
+def client_follow(user: Any, url: str) -> dict[str, Any]:
+    response = _client(user).get(url)
+    assert response.status_code == 200
+    return dict(response.json())
 
 
 def test_reason_is_required(awaiting: Release, approver: Any) -> None:

@@ -4,7 +4,9 @@ active contract and the evidence behind it: contract fields, benchmark runs, aud
 One selector for the route page, the printable card, its Markdown export and
 `GET /api/v1/routes/{slug}/checklist`, so the four never disagree. A fixed number of
 queries whatever the route's history: the active version comes with the route, then one
-query each for the release that activated it, its approval, and the runs that measured it.
+query each for the release that activated it, its approval, the runs that measured it and
+the route's endpoints; one more for the proposal's reason when the benchmark was skipped,
+a `version:N` rollback target, or the benchmarked acceptance a live trigger is held to.
 """
 
 from __future__ import annotations
@@ -19,9 +21,11 @@ from dashboard_app.selectors.checklist.answers import (
     audit_url,
 )
 from dashboard_app.selectors.checklist.contract import q2_dependencies, q3_compatibility, q4_lanes
-from dashboard_app.selectors.checklist.history import activating_release, q1_method, q6_rollback
+from dashboard_app.selectors.checklist.history import activating_release, q1_method
 from dashboard_app.selectors.checklist.live import with_live
 from dashboard_app.selectors.checklist.measured import MeasuredLane, measured_lanes, q5_measured
+from dashboard_app.selectors.checklist.rollback import q6_rollback
+from live_app.selectors import endpoints_of
 
 __all__ = [
     "QUESTIONS",
@@ -44,15 +48,16 @@ def route_checklist(route: Route) -> Checklist:
         return Checklist(route.slug, None, [Answer(q, missing, "missing") for q in QUESTIONS])
     doc = version.document
     activation = activating_release(route, version)
+    endpoints = list(endpoints_of(route))  # Q1's live half and Q6's acceptance watch
     return Checklist(
         route.slug,
         version.number,
         [
-            with_live(q1_method(route, version, doc, activation), route),
+            with_live(q1_method(route, version, doc, activation), route, endpoints),
             q2_dependencies(route, version, doc),
             q3_compatibility(route, version, doc),
             q4_lanes(route, version, doc),
             q5_measured(route, version, doc),
-            q6_rollback(route, version, doc, activation),
+            q6_rollback(route, version, doc, activation, endpoints),
         ],
     )

@@ -1,4 +1,6 @@
-"""Questions 1 and 6: what is active and how it got there, and the way back."""
+"""Question 1's "how it got there": the release that made the active version active and
+how (benchmarked and passed, approved over a marginal or failed gate, activated without a
+benchmark, or returned to by a rollback), each in words with who and why."""
 
 from __future__ import annotations
 
@@ -7,45 +9,33 @@ from typing import Any
 
 from django.urls import reverse
 
-from contracts_app.document import rollback_target_of
+from audit_app.models import AuditEvent
+from benchmarks_app.gate.wording import decided_by
 from contracts_app.document.engines import method_name
 from contracts_app.models import ContractVersion, Route
-from dashboard_app.selectors.checklist.answers import (
-    QUESTIONS,
-    Answer,
-    Evidence,
-    audit_url,
-    field_evidence,
-    join_words,
-)
-from releases_app.choices import ReleaseState
+from dashboard_app.selectors.checklist.answers import QUESTIONS, Answer, Evidence, audit_url, field_evidence
+from dashboard_app.selectors.verdict import deciding
+from releases_app.choices import DecisionKind, GateVerdict, ReleaseState
 from releases_app.models import Decision, Release
-
-_TRIGGERS = {
-    "gate_fail": "the benchmark gate fails",
-    "output_stability_breach": "outputs stop matching the baseline's",
-    "latency_regression": "latency regresses",
-    "manual": "an approver decides to",
-}
-# A prompt set this small is a demo, not a workload.
 
 
 @dataclass(frozen=True)
-class _Activation:
+class Activation:
     """How the active version got there: the approval of `release` (how "approved"), or
-    the rollback of `release` (how "rolled_back"), by `by`."""
+    the rollback of `release` (how "rolled_back"), by `by`, with the decision's words."""
 
     release: Release
     how: str
     by: str | None
+    decision: Decision | None
 
 
-def activating_release(route: Route, version: ContractVersion) -> _Activation | None:
+def activating_release(route: Route, version: ContractVersion) -> Activation | None:
     """The latest release that changed the route's active version: its approval made
     `version` active, or its rollback returned the route to `version`."""
     release = (
         Release.objects.filter(route=route, state__in=[ReleaseState.ACTIVE, ReleaseState.ROLLED_BACK])
-        .select_related("baseline_version")
+        .select_related("baseline_version", "candidate_version", "proposed_by")
         .order_by("-id")
         .first()
     )
@@ -54,7 +44,7 @@ def activating_release(route: Route, version: ContractVersion) -> _Activation | 
     how = "approved" if release.state == ReleaseState.ACTIVE else "rolled_back"
     if how == "approved" and release.candidate_version_id != version.pk:
         return None
-    kind = "approve" if how == "approved" else "rollback"
+    kind = DecisionKind.APPROVE if how == "approved" else DecisionKind.ROLLBACK
     decision = (
         Decision.objects.filter(release=release, kind=kind)
         .select_related("decided_by")
@@ -62,10 +52,10 @@ def activating_release(route: Route, version: ContractVersion) -> _Activation | 
         .first()
     )
     who = decision.decided_by.get_username() if decision and decision.decided_by else None
-    return _Activation(release, how, who)
+    return Activation(release, how, who, decision)
 
 
-def _release_evidence(route: Route, activation: _Activation | None) -> list[Evidence]:
+def release_evidence(route: Route, activation: Activation | None) -> list[Evidence]:
     if activation is None:
         return []
     pk = activation.release.pk
@@ -79,8 +69,77 @@ def _release_evidence(route: Route, activation: _Activation | None) -> list[Evid
     ]
 
 
+def _quoted(text: str | None) -> str:
+    return f"“{text.strip()}”" if text and text.strip() else ""
+
+
+def _skipped_why(release: Release) -> str:
+    """Why releases_app skipped the benchmark (releases_app.services.proposals._needs_benchmark)."""
+    if release.baseline_version is None:
+        return "it was the route's first release, with nothing to benchmark against"
+    return f"its change from v{release.baseline_version.number} is cosmetic only (descriptions and notes)"
+
+
+def _proposal_reason(release: Release) -> str:
+    """The reason the proposer gave, from the proposal's audit event ("" when none)."""
+    reason = (
+        AuditEvent.objects.filter(object_type="release", object_id=str(release.pk), action="release.proposed")
+        .values_list("reason", flat=True)
+        .first()
+    )
+    return str(reason or "")
+
+
+def _gate_words(gate: dict[str, Any] | None) -> str:
+    """The verdict's deciding sentence ('Decided by …: 2.34× [1.41, 6.72], n=16 per arm,
+    required ≥ 1.2× (…)'), the release page's own words."""
+    if not gate:
+        return ""
+    rule, check = deciding(gate)
+    if rule is None:
+        return str(gate.get("summary") or "")
+    return decided_by(
+        str(rule.get("description") or rule.get("rule_id")), check, str(rule.get("reason") or "")
+    )
+
+
+def how_active(activation: Activation) -> str:
+    """The sentence Q1 ends with: how the active version became active, in words."""
+    release, decision = activation.release, activation.decision
+    pk = release.pk
+    by = f" by {activation.by}" if activation.by else ""
+    reason = _quoted(decision.reason if decision else "")
+    if activation.how == "rolled_back":
+        what = f"v{release.candidate_version.number}" if release.candidate_version else "its candidate"
+        said = f": {reason}" if reason else ""
+        return f" Active again since release #{pk} ({what}) was rolled back{by}{said}."
+    proposer = release.proposed_by.get_username() if release.proposed_by else "its proposer"
+    if release.gate_verdict is None:
+        given = _quoted(_proposal_reason(release))
+        given = f" ({proposer}'s reason: {given})" if given else ""
+        return (
+            f" Active since release #{pk}, approved{by} without a benchmark: it skipped the benchmark when "
+            f"{proposer} proposed it, because {_skipped_why(release)}{given}. No gate measured this version "
+            "before it went live."
+        )
+    gate = _gate_words(release.gate_result)
+    gate = f" {gate}" if gate else ""
+    if release.gate_verdict == GateVerdict.PASS:
+        return f" Active since release #{pk}, approved{by} after its benchmark passed the gate.{gate}"
+    if decision is not None and decision.override:
+        return (
+            f" Active since release #{pk}, approved{by} over a failed gate, with an override: "
+            f"{_quoted(decision.justification)}.{gate}"
+        )
+    said = f", saying {reason}" if reason else ""
+    return (
+        f" Active since release #{pk}, approved{by} over a marginal gate (not enough evidence either way)"
+        f"{said}.{gate}"
+    )
+
+
 def q1_method(
-    route: Route, version: ContractVersion, doc: dict[str, Any], activation: _Activation | None
+    route: Route, version: ContractVersion, doc: dict[str, Any], activation: Activation | None
 ) -> Answer:
     spec = doc.get("speculation") or {}
     method = str(spec.get("method", "none"))
@@ -95,60 +154,13 @@ def q1_method(
             f"{tokens} speculative tokens per step, on {engine} serving {target.get('model')} "
             f"(contract version {version.number})."
         )
-    if activation is not None and activation.how == "approved":
-        by = f", approved by {activation.by}" if activation.by else ""
-        text += f" Active since release #{activation.release.pk}{by}."
-    elif activation is not None:
-        by = f" by {activation.by}" if activation.by else ""
-        text += f" Active again since release #{activation.release.pk} was rolled back{by}."
-    elif route.active_since is None:
-        text += " How it became active is not recorded."
+    if activation is not None:
+        text += how_active(activation)
+    else:
+        text += f" No release records how version {version.number} became active."
     return Answer(
         QUESTIONS[0],
         text,
         "documented",
-        [field_evidence(route, version, "speculation", "speculation"), *_release_evidence(route, activation)],
+        [field_evidence(route, version, "speculation", "speculation"), *release_evidence(route, activation)],
     )
-
-
-def q6_rollback(
-    route: Route, version: ContractVersion, doc: dict[str, Any], activation: _Activation | None
-) -> Answer:
-    rollback = doc.get("rollback") or {}
-    to = rollback_target_of(doc)
-    if to.kind == "speculation_off":
-        plan = "Switch speculation off: the same target, engine and limits with plain decoding"
-    elif activation is not None and activation.how == "rolled_back":
-        plan = (
-            f"None in force: version {version.number} came back by rolling back release "
-            f"#{activation.release.pk}, and no release is active to roll back; a change is a new release"
-        )
-    elif to.kind == "previous":
-        previous = activation.release.baseline_version if activation else None
-        if previous is not None:
-            method = previous.speculation_method
-            plan = f"Return to the previous version, v{previous.number} ({method_name(method)})"
-        else:
-            plan = (
-                "Return to the previous version (none is recorded for this route yet, "
-                "so a rollback has no target)"
-            )
-    else:
-        plan = f"Return to version {to.number}"
-    triggers = [_TRIGGERS.get(t, t) for t in rollback.get("when") or []]
-    text = plan + (
-        f", when {join_words(triggers)}." if triggers else "; no trigger is named, so only by hand."
-    )
-    text += " Rollback is one approved action, recorded in the audit trail."
-    evidence = [
-        field_evidence(route, version, "rollback", "rollback"),
-        Evidence(
-            "audit_event",
-            "rollbacks of this route",
-            audit_url(route=route.slug, action="release.rolled_back"),
-        ),
-    ]
-    missing_target = (activation is not None and activation.how == "rolled_back") or (
-        to == "previous" and (activation is None or activation.release.baseline_version is None)
-    )
-    return Answer(QUESTIONS[5], text, "partial" if missing_target else "documented", evidence)

@@ -8,12 +8,13 @@ from dataclasses import replace
 from contracts_app.models import Route
 from dashboard_app.selectors.checklist.answers import Answer, Evidence
 from dashboard_app.selectors.live import live_words
+from live_app.models import Endpoint
 
 
-def with_live(answer: Answer, route: Route) -> Answer:
+def with_live(answer: Answer, route: Route, endpoints: list[Endpoint]) -> Answer:
     """The approved answer, then what is live. A drifted endpoint makes the answer partial:
     what runs is not what was approved."""
-    words = live_words(route)
+    words = live_words(route, endpoints)
     if words is None:
         return answer
     drifted = " drifted" in words
