@@ -43,7 +43,9 @@ class SecretBinding(models.Model):
 
     class Meta:
         ordering = ["route_id", "name"]
-        constraints = [models.UniqueConstraint(fields=["route", "name"], name="secret_binding_name_per_route")]
+        constraints = [
+            models.UniqueConstraint(fields=["route", "name"], name="secret_binding_name_per_route")
+        ]
 
     def __str__(self) -> str:
         return f"{self.route_id}/{self.name}"

@@ -37,8 +37,8 @@ from worker.secrets import (
 __all__ = [
     "SecretUnavailable",
     "auth_headers",
-    "bindings_for_run",
     "binding_spec",
+    "bindings_for_run",
     "check_auth",
     "check_hosts",
     "check_reference",
@@ -79,7 +79,9 @@ def check_hosts(hosts: Any) -> list[str]:
     """The hosts normalised (lower-case, IPv6 bracketed, duplicates gone), or a 400 naming
     the entry that isn't a host."""
     if not isinstance(hosts, list) or not hosts or len(hosts) > MAX_HOSTS:
-        raise _invalid("hosts", f"a list of 1-{MAX_HOSTS} hosts (host or host:port) the secret may be sent to")
+        raise _invalid(
+            "hosts", f"a list of 1-{MAX_HOSTS} hosts (host or host:port) the secret may be sent to"
+        )
     out: list[str] = []
     for i, entry in enumerate(hosts):
         try:
@@ -101,7 +103,7 @@ def check_auth(route: Any, auth: Any) -> SecretBinding | None:
         raise _invalid(
             "auth",
             "a secret is no longer named here: an admin binds it to the route and its hosts first "
-            f"({BINDINGS_API.format(slug=slug)}), then give {{\"binding\": NAME}}",
+            f'({BINDINGS_API.format(slug=slug)}), then give {{"binding": NAME}}',
         )
     if not isinstance(auth, dict) or set(auth) != {"binding"} or not isinstance(auth["binding"], str):
         raise _invalid("auth", '{"binding": NAME}: one of the route\'s secret bindings, never the secret')

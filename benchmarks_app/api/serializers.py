@@ -111,10 +111,14 @@ class EndpointIn(serializers.Serializer):
         "Authorization: Bearer, only to its hosts",
     )
     api_key_env = serializers.CharField(
-        max_length=128, required=False, help_text="accepted only as the reference of one of the route's bindings"
+        max_length=128,
+        required=False,
+        help_text="accepted only as the reference of one of the route's bindings",
     )
     api_key_file = serializers.CharField(
-        max_length=4096, required=False, help_text="accepted only as the reference of one of the route's bindings"
+        max_length=4096,
+        required=False,
+        help_text="accepted only as the reference of one of the route's bindings",
     )
 
 

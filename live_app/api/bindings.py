@@ -46,7 +46,7 @@ class SecretBindingListApi(APIView):
         request=SecretBindingIn,
         responses={201: SecretBindingSerializer},
         summary="Bind a secret to the route and the hosts it may be sent to (admins)",
-        description="The route's endpoints then name it as their auth (`{\"binding\": NAME}`); its "
+        description='The route\'s endpoints then name it as their auth (`{"binding": NAME}`); its '
         "secret goes only to the hosts listed (`host`: any port; `host:port`: that port).",
     )
     def post(self, request: Request, slug: str) -> Response:
@@ -91,5 +91,7 @@ class SecretBindingDetailApi(APIView):
         binding = binding_for(request, slug, name)
         given = DeleteIn(data=request.data)
         given.is_valid(raise_exception=True)
-        binding_delete(binding=binding, actor=actor_from_request(request), reason=given.validated_data["reason"])
+        binding_delete(
+            binding=binding, actor=actor_from_request(request), reason=given.validated_data["reason"]
+        )
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -111,7 +111,9 @@ class SecretBindingSerializer(serializers.ModelSerializer[SecretBinding]):
 class SecretBindingIn(serializers.Serializer[Any]):
     """Shape only; the service holds the reference to the fences and normalises the hosts."""
 
-    name = serializers.CharField(max_length=40, help_text="e.g. prod-key: 1-40 lowercase letters, digits, hyphens")
+    name = serializers.CharField(
+        max_length=40, help_text="e.g. prod-key: 1-40 lowercase letters, digits, hyphens"
+    )
     kind = serializers.ChoiceField(choices=SecretKind.choices)
     reference = serializers.CharField(
         max_length=4096,
@@ -121,7 +123,7 @@ class SecretBindingIn(serializers.Serializer[Any]):
     )
     hosts = serializers.ListField(
         child=serializers.CharField(max_length=300),
-        help_text="host or host:port the secret may be sent to, e.g. [\"vllm.internal:8000\"]",
+        help_text='host or host:port the secret may be sent to, e.g. ["vllm.internal:8000"]',
     )
 
 

@@ -23,7 +23,12 @@ _UNSET: Any = object()
 
 def binding_snapshot(binding: SecretBinding) -> dict[str, Any]:
     """What the audit trail keeps: where it reads from and the hosts, never the secret."""
-    return {"name": binding.name, "kind": binding.kind, "reference": binding.reference, "hosts": binding.hosts}
+    return {
+        "name": binding.name,
+        "kind": binding.kind,
+        "reference": binding.reference,
+        "hosts": binding.hosts,
+    }
 
 
 def _audit(who: Actor, action: str, binding: SecretBinding, pk: int, **states: Any) -> None:
@@ -49,7 +54,12 @@ def binding_create(
         try:
             with transaction.atomic():
                 binding = SecretBinding.objects.create(
-                    route=route, name=name, kind=kind, reference=checked, hosts=bound_hosts, created_by=who.user
+                    route=route,
+                    name=name,
+                    kind=kind,
+                    reference=checked,
+                    hosts=bound_hosts,
+                    created_by=who.user,
                 )
         except IntegrityError:
             raise Conflict(
@@ -76,11 +86,15 @@ def binding_update(
     changes: dict[str, Any] = {}
     if kind is not _UNSET or reference is not _UNSET:
         changes["kind"] = new_kind
-        changes["reference"] = check_reference(new_kind, binding.reference if reference is _UNSET else reference)
+        changes["reference"] = check_reference(
+            new_kind, binding.reference if reference is _UNSET else reference
+        )
     if hosts is not _UNSET:
         changes["hosts"] = check_hosts(hosts)
     with transaction.atomic():
-        locked = SecretBinding.objects.select_for_update().select_related("route").filter(pk=binding.pk).first()
+        locked = (
+            SecretBinding.objects.select_for_update().select_related("route").filter(pk=binding.pk).first()
+        )
         if locked is None:
             raise NotFound(f"The secret binding {binding.name!r} was deleted.")
         before = binding_snapshot(locked)
@@ -90,7 +104,9 @@ def binding_update(
         for key, value in changed.items():
             setattr(locked, key, value)
         locked.save(update_fields=[*changed, "updated_at"])
-        _audit(who, "secret_binding.updated", locked, locked.pk, before=before, after=binding_snapshot(locked))
+        _audit(
+            who, "secret_binding.updated", locked, locked.pk, before=before, after=binding_snapshot(locked)
+        )
     return locked
 
 
@@ -101,7 +117,9 @@ def binding_delete(*, binding: SecretBinding, actor: Actor | Any, reason: str = 
     require_role(who, "admin")
     ensure_route_access(who, binding.route)
     with transaction.atomic():
-        locked = SecretBinding.objects.select_for_update().select_related("route").filter(pk=binding.pk).first()
+        locked = (
+            SecretBinding.objects.select_for_update().select_related("route").filter(pk=binding.pk).first()
+        )
         if locked is None:
             raise NotFound(f"The secret binding {binding.name!r} was deleted.")
         users = sorted(locked.endpoints.values_list("name", flat=True))

@@ -41,24 +41,51 @@ def test_a_scoped_operator_gets_no_secret_sent_to_its_own_server(
     mallory = make_user("mallory-operator", "operator")
     scoped = make_token(mallory, "operator", ["contract-summaries"]).key
     answers: list[str] = []
-    with capture_server() as attacker, server.client(admin_token) as admin_client, server.client(scoped) as client:
+    with (
+        capture_server() as attacker,
+        server.client(admin_token) as admin_client,
+        server.client(scoped) as client,
+    ):
         for slug, name, env, host in (
             ("contract-summaries", "prod-key", "SPECPACT_ENDPOINT_PROD_KEY", url_host(live.base_url)),
             ("support-chat", "chat-key", "SPECPACT_ENDPOINT_CHAT_KEY", "10.0.0.7:8000"),
         ):
-            bound = admin_client.post(f"{API}/{slug}/secret-bindings/",
-                                      json={"name": name, "kind": "env", "reference": env, "hosts": [host]})  # fmt: skip
+            bound = admin_client.post(
+                f"{API}/{slug}/secret-bindings/",
+                json={"name": name, "kind": "env", "reference": env, "hosts": [host]},
+            )
             assert bound.status_code == 201, bound.text
         endpoints = f"{API}/contract-summaries/endpoints/"
-        stolen = client.post(endpoints, json={"name": "mine", "base_url": attacker.base_url, "engine": "vllm",
-                                              "auth": {"binding": "chat-key"}})  # fmt: skip
+        stolen = client.post(
+            endpoints,
+            json={
+                "name": "mine",
+                "base_url": attacker.base_url,
+                "engine": "vllm",
+                "auth": {"binding": "chat-key"},
+            },
+        )
         assert stolen.status_code == 400 and stolen.headers["content-type"].startswith(PROBLEM)
         assert stolen.json()["errors"][0]["path"] == "auth"
-        named = client.post(endpoints, json={"name": "mine", "base_url": attacker.base_url, "engine": "vllm",
-                                             "auth": {"env": "SPECPACT_ENDPOINT_CHAT_KEY"}})  # fmt: skip
+        named = client.post(
+            endpoints,
+            json={
+                "name": "mine",
+                "base_url": attacker.base_url,
+                "engine": "vllm",
+                "auth": {"env": "SPECPACT_ENDPOINT_CHAT_KEY"},
+            },
+        )
         assert named.status_code == 400 and named.json()["errors"][0]["path"] == "auth"
-        created = client.post(endpoints, json={"name": "prod-eu", "base_url": live.base_url, "engine": "vllm",
-                                               "auth": {"binding": "prod-key"}})  # fmt: skip
+        created = client.post(
+            endpoints,
+            json={
+                "name": "prod-eu",
+                "base_url": live.base_url,
+                "engine": "vllm",
+                "auth": {"binding": "prod-key"},
+            },
+        )
         assert created.status_code == 201, created.text
         probe = client.post(endpoints + "prod-eu/probe")
         assert probe.json()["state"] == "conforms", probe.text  # gunicorn read the secret and sent it

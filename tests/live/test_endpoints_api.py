@@ -9,8 +9,8 @@ import pytest
 
 from audit_app.models import AuditEvent
 from live_app.models import Endpoint
-from tests.live.conftest import vllm_claim
 from live_app.services.bindings import binding_create
+from tests.live.conftest import vllm_claim
 from tests.support.actors import as_caller
 from worker.secrets import url_host
 

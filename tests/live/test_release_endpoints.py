@@ -227,14 +227,27 @@ def test_an_endpoint_that_drifts_during_the_benchmark_fails_the_release(
 
 
 def test_an_endpoints_auth_goes_to_the_worker_as_its_binding_only(
-    route_v1: Any, proposer: Any, operator: Any, admin: Any, v2: Any, prod: Any, emulator: Any, monkeypatch: Any
+    route_v1: Any,
+    proposer: Any,
+    operator: Any,
+    admin: Any,
+    v2: Any,
+    prod: Any,
+    emulator: Any,
+    monkeypatch: Any,
 ) -> None:
     secret = "s3cret-canary-token"
     monkeypatch.setenv("SPECPACT_ENDPOINT_CANARY_TOKEN", secret)
     release_id = _propose(proposer, v2).json()["id"]
     canary = emulator(*vllm_claim(num_speculative_tokens=3), "--api-key", secret, env=DEV)
-    binding_create(route=route_v1, name="canary-token", kind="env", reference="SPECPACT_ENDPOINT_CANARY_TOKEN",
-                   hosts=[url_host(canary.base_url)], actor=admin)  # fmt: skip
+    binding_create(
+        route=route_v1,
+        name="canary-token",
+        kind="env",
+        reference="SPECPACT_ENDPOINT_CANARY_TOKEN",
+        hosts=[url_host(canary.base_url)],
+        actor=admin,
+    )
     _canary(route_v1, operator, release_id, canary, auth={"binding": "canary-token"})
     assert _benchmark(operator, release_id).status_code == 200  # the probe sent the token
     (run,) = Run.objects.filter(release_id=release_id)

@@ -28,21 +28,37 @@ def test_an_old_auth_reference_becomes_a_binding_of_its_route_for_its_hosts(oper
         old = _models_at(BEFORE)
         route = old.get_model("contracts_app", "Route").objects.create(slug="contract-summaries")
         endpoint = old.get_model("live_app", "Endpoint")
-        endpoint.objects.create(route=route, name="prod-eu", base_url="http://VLLM.internal:8000/v1",
-                                metrics_url="http://10.0.0.5:9100/metrics", engine="vllm", expects="active",
-                                auth_ref={"env": "SPECPACT_ENDPOINT_PROD_KEY"}, created_by_id=operator.pk)  # fmt: skip
-        endpoint.objects.create(route=route, name="canary", base_url="https://[FD00::5]/", engine="vllm",
-                                expects="active", auth_ref={"file": "/var/secrets/canary"})  # fmt: skip
-        endpoint.objects.create(route=route, name="open", base_url="http://10.0.0.6:8000", engine="vllm",
-                                expects="active")  # fmt: skip
+        endpoint.objects.create(
+            route=route,
+            name="prod-eu",
+            base_url="http://VLLM.internal:8000/v1",
+            metrics_url="http://10.0.0.5:9100/metrics",
+            engine="vllm",
+            expects="active",
+            auth_ref={"env": "SPECPACT_ENDPOINT_PROD_KEY"},
+            created_by_id=operator.pk,
+        )
+        endpoint.objects.create(
+            route=route,
+            name="canary",
+            base_url="https://[FD00::5]/",
+            engine="vllm",
+            expects="active",
+            auth_ref={"file": "/var/secrets/canary"},
+        )
+        endpoint.objects.create(
+            route=route, name="open", base_url="http://10.0.0.6:8000", engine="vllm", expects="active"
+        )
         call_command("migrate", "live_app", AFTER[0][1], verbosity=0)
     finally:
         call_command("migrate", verbosity=0)
     prod = Endpoint.objects.select_related("auth_binding").get(name="prod-eu")
     assert prod.auth_binding is not None
     assert (prod.auth_binding.name, prod.auth_binding.kind, prod.auth_binding.reference) == (
-        "prod-eu", "env", "SPECPACT_ENDPOINT_PROD_KEY"
-    )  # fmt: skip
+        "prod-eu",
+        "env",
+        "SPECPACT_ENDPOINT_PROD_KEY",
+    )
     assert prod.auth_binding.hosts == ["vllm.internal:8000", "10.0.0.5:9100"]
     assert prod.auth_binding.created_by_id == operator.pk
     canary = SecretBinding.objects.get(name="canary")

@@ -38,8 +38,14 @@ def live(emulator: Any) -> Any:
 @pytest.fixture
 def bound(route_v1: Any, admin: Any, live: Any, monkeypatch: Any) -> SecretBinding:
     monkeypatch.setenv("SPECPACT_ENDPOINT_PROD_KEY", SECRET)
-    return binding_create(route=route_v1, name="prod-key", kind="env", reference="SPECPACT_ENDPOINT_PROD_KEY",
-                          hosts=[url_host(live.base_url)], actor=admin)  # fmt: skip
+    return binding_create(
+        route=route_v1,
+        name="prod-key",
+        kind="env",
+        reference="SPECPACT_ENDPOINT_PROD_KEY",
+        hosts=[url_host(live.base_url)],
+        actor=admin,
+    )
 
 
 @pytest.fixture
@@ -47,8 +53,14 @@ def other_route(admin: Any, monkeypatch: Any) -> SecretBinding:
     """`support-chat` and its own binding: another team's token."""
     monkeypatch.setenv("SPECPACT_ENDPOINT_CHAT_KEY", "sk-the-other-routes-token")
     version = make_version("support-chat", variant(example(), route="support-chat"))
-    return binding_create(route=version.route, name="chat-key", kind="env", reference="SPECPACT_ENDPOINT_CHAT_KEY",
-                          hosts=["10.0.0.7:8000"], actor=admin)  # fmt: skip
+    return binding_create(
+        route=version.route,
+        name="chat-key",
+        kind="env",
+        reference="SPECPACT_ENDPOINT_CHAT_KEY",
+        hosts=["10.0.0.7:8000"],
+        actor=admin,
+    )
 
 
 def _scoped(role: str, route: str, name: str) -> Caller:
@@ -64,8 +76,12 @@ def _endpoint(base_url: str, **changes: Any) -> dict[str, Any]:
 def test_an_admin_binds_a_secret_and_the_route_sees_where_it_is_never_what(
     route_v1: Any, admin: Any, operator: Any, viewer: Any, outsider: Any
 ) -> None:
-    body = {"name": "prod-key", "kind": "env", "reference": "SPECPACT_ENDPOINT_PROD_KEY",
-            "hosts": ["VLLM.Internal:8000", "::1", "vllm.internal:8000"]}  # fmt: skip
+    body = {
+        "name": "prod-key",
+        "kind": "env",
+        "reference": "SPECPACT_ENDPOINT_PROD_KEY",
+        "hosts": ["VLLM.Internal:8000", "::1", "vllm.internal:8000"],
+    }
     assert as_caller("operator", operator).client().post(BINDINGS, body, format="json").status_code == 403
     response = as_caller("admin", admin).client().post(BINDINGS, body, format="json")
     assert response.status_code == 201, response.content
@@ -79,10 +95,16 @@ def test_an_admin_binds_a_secret_and_the_route_sees_where_it_is_never_what(
     assert outsider.client().get(BINDINGS).status_code == 404
     elsewhere_admin = _scoped("admin", "elsewhere", "ed-elsewhere-admin")
     assert elsewhere_admin.client().post(BINDINGS, {**body, "name": "x"}, format="json").status_code == 404
-    changed = as_caller("admin", admin).client().patch(BINDINGS + "prod-key/", {"hosts": ["10.0.0.9"]},
-                                                       format="json")  # fmt: skip
+    changed = (
+        as_caller("admin", admin)
+        .client()
+        .patch(BINDINGS + "prod-key/", {"hosts": ["10.0.0.9"]}, format="json")
+    )
     assert changed.status_code == 200 and changed.json()["hosts"] == ["10.0.0.9"]
-    assert AuditEvent.objects.get(action="secret_binding.updated").before["hosts"] == ["vllm.internal:8000", "[::1]"]
+    assert AuditEvent.objects.get(action="secret_binding.updated").before["hosts"] == [
+        "vllm.internal:8000",
+        "[::1]",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -102,14 +124,22 @@ def test_an_admin_binds_a_secret_and_the_route_sees_where_it_is_never_what(
 def test_a_bad_binding_is_refused_naming_the_field(
     route_v1: Any, admin: Any, changes: dict[str, Any], field: str, fragment: str
 ) -> None:
-    body = {"name": "prod-key", "kind": "env", "reference": "SPECPACT_ENDPOINT_PROD_KEY", "hosts": ["10.0.0.5"],
-            **changes}  # fmt: skip
+    body = {
+        "name": "prod-key",
+        "kind": "env",
+        "reference": "SPECPACT_ENDPOINT_PROD_KEY",
+        "hosts": ["10.0.0.5"],
+        **changes,
+    }
     response = as_caller("admin", admin).client().post(BINDINGS, body, format="json")
     assert response.status_code == 400, response.content
     assert response["Content-Type"].startswith("application/problem+json")
     errors = response.json()["errors"]
     assert any(e["path"] == field and fragment in e["message"] for e in errors), errors
-    assert not SecretBinding.objects.exists() and not AuditEvent.objects.filter(action__startswith="secret").exists()
+    assert (
+        not SecretBinding.objects.exists()
+        and not AuditEvent.objects.filter(action__startswith="secret").exists()
+    )
 
 
 def test_a_route_scoped_operator_cannot_use_another_routes_binding(
@@ -117,17 +147,24 @@ def test_a_route_scoped_operator_cannot_use_another_routes_binding(
 ) -> None:
     client = pipeline.client()  # an operator token scoped to contract-summaries
     assert client.get("/api/v1/routes/support-chat/secret-bindings/").status_code == 404
-    stolen = client.post(ENDPOINTS, _endpoint("http://10.0.0.7:8000", auth={"binding": "chat-key"}), format="json")
+    stolen = client.post(
+        ENDPOINTS, _endpoint("http://10.0.0.7:8000", auth={"binding": "chat-key"}), format="json"
+    )
     assert stolen.status_code == 400
-    assert stolen.json()["errors"] == [{"path": "auth", "message": "'contract-summaries' has no secret binding "
-                                                                    "'chat-key'"}]  # fmt: skip
+    assert stolen.json()["errors"] == [
+        {"path": "auth", "message": "'contract-summaries' has no secret binding 'chat-key'"}
+    ]
     # Naming the variable directly, as before, is the old shape: bind it first.
-    named = client.post(ENDPOINTS, _endpoint("http://10.0.0.7:8000", auth={"env": "SPECPACT_ENDPOINT_CHAT_KEY"}),
-                        format="json")  # fmt: skip
+    named = client.post(
+        ENDPOINTS,
+        _endpoint("http://10.0.0.7:8000", auth={"env": "SPECPACT_ENDPOINT_CHAT_KEY"}),
+        format="json",
+    )
     assert named.status_code == 400 and "/secret-bindings/" in named.json()["errors"][0]["message"]
     # Its own route's binding, but for a host the binding doesn't name.
-    elsewhere = client.post(ENDPOINTS, _endpoint("http://10.0.0.7:8000", auth={"binding": "prod-key"}),
-                            format="json")  # fmt: skip
+    elsewhere = client.post(
+        ENDPOINTS, _endpoint("http://10.0.0.7:8000", auth={"binding": "prod-key"}), format="json"
+    )
     assert elsewhere.status_code == 400 and "is sent only to" in elsewhere.json()["errors"][0]["message"]
     assert not Endpoint.objects.exists()
 
@@ -140,8 +177,11 @@ def test_moving_an_endpoint_off_its_bindings_hosts_drops_its_secret(
     assert created.status_code == 201, created.content
     assert client.post(ENDPOINTS + "prod-eu/probe").json()["state"] == "conforms"  # the token went
     with capture_server() as attacker:
-        both = client.patch(ENDPOINTS + "prod-eu/", {"base_url": attacker.base_url, "auth": {"binding": "prod-key"}},
-                            format="json")  # fmt: skip
+        both = client.patch(
+            ENDPOINTS + "prod-eu/",
+            {"base_url": attacker.base_url, "auth": {"binding": "prod-key"}},
+            format="json",
+        )
         assert both.status_code == 400 and both.json()["errors"][0]["path"] == "auth"
         moved = client.patch(ENDPOINTS + "prod-eu/", {"base_url": attacker.base_url}, format="json")
         assert moved.status_code == 200, moved.content
@@ -153,8 +193,9 @@ def test_moving_an_endpoint_off_its_bindings_hosts_drops_its_secret(
         client.post(ENDPOINTS + "prod-eu/probe")
         assert attacker.paths, "the probe reached the new URL"
         assert attacker.authorizations == [None] * len(attacker.paths)
-    back = client.patch(ENDPOINTS + "prod-eu/", {"base_url": live.base_url, "auth": {"binding": "prod-key"}},
-                        format="json")  # fmt: skip
+    back = client.patch(
+        ENDPOINTS + "prod-eu/", {"base_url": live.base_url, "auth": {"binding": "prod-key"}}, format="json"
+    )
     assert back.status_code == 200 and back.json()["auth_dropped"] is None
     # An admin narrowing the hosts: the endpoint keeps the binding, but its URL gets no secret.
     as_caller("admin", admin).client().patch(BINDINGS + "prod-key/", {"hosts": ["10.9.9.9"]}, format="json")
@@ -176,9 +217,13 @@ def test_the_secret_is_never_logged_or_echoed(
         client.get(BINDINGS + "prod-key/").content,
     ]
     with capture_server() as attacker:
-        bodies.append(client.patch(ENDPOINTS + "prod-eu/", {"base_url": attacker.base_url}, format="json").content)
+        bodies.append(
+            client.patch(ENDPOINTS + "prod-eu/", {"base_url": attacker.base_url}, format="json").content
+        )
         bodies.append(client.post(ENDPOINTS + "prod-eu/probe").content)
-    bodies.append(as_caller("admin", admin).client().delete(BINDINGS + "prod-key/", {}, format="json").content)
+    bodies.append(
+        as_caller("admin", admin).client().delete(BINDINGS + "prod-key/", {}, format="json").content
+    )
     stored = [
         *AuditEvent.objects.values_list("before", "after", "reason"),
         *Probe.objects.values_list("evidence", "reason", "differences", "unknown"),
@@ -191,32 +236,57 @@ def test_the_secret_is_never_logged_or_echoed(
 def test_deleting_a_binding_in_use_waits_for_its_endpoints(
     route_v1: Any, bound: SecretBinding, operator: Any, admin: Any, live: Any
 ) -> None:
-    endpoint_create(route=route_v1, name="prod-eu", base_url=live.base_url, engine="vllm",
-                    auth={"binding": "prod-key"}, actor=operator)  # fmt: skip
+    endpoint_create(
+        route=route_v1,
+        name="prod-eu",
+        base_url=live.base_url,
+        engine="vllm",
+        auth={"binding": "prod-key"},
+        actor=operator,
+    )
     admin_client = as_caller("admin", admin).client()
     assert as_caller("operator", operator).client().delete(BINDINGS + "prod-key/").status_code == 403
     refused = admin_client.delete(BINDINGS + "prod-key/", {}, format="json")
     assert refused.status_code == 409 and "prod-eu" in refused.json()["detail"]
     as_caller("operator", operator).client().patch(ENDPOINTS + "prod-eu/", {"auth": None}, format="json")
-    assert admin_client.delete(BINDINGS + "prod-key/", {"reason": "rotated"}, format="json").status_code == 204
+    assert (
+        admin_client.delete(BINDINGS + "prod-key/", {"reason": "rotated"}, format="json").status_code == 204
+    )
     assert AuditEvent.objects.get(action="secret_binding.deleted").reason == "rotated"
 
 
 def _run_body(auth: dict[str, str], base_url: str = "http://127.0.0.1:1") -> dict[str, Any]:
-    return {"route": ROUTE, "baseline_version": 1, "candidate_version": 1, "lane": "extraction", "engine": "openai",
-            "endpoints": {"baseline": {"base_url": base_url, "model": "m", **auth},
-                          "candidate": {"base_url": base_url, "model": "m"}}}  # fmt: skip
+    return {
+        "route": ROUTE,
+        "baseline_version": 1,
+        "candidate_version": 1,
+        "lane": "extraction",
+        "engine": "openai",
+        "endpoints": {
+            "baseline": {"base_url": base_url, "model": "m", **auth},
+            "candidate": {"base_url": base_url, "model": "m"},
+        },
+    }
 
 
 def test_a_standalone_run_carries_only_a_binding_the_requesters_route_owns(
     route_v1: Any, other_route: SecretBinding, admin: Any, pipeline: Caller
 ) -> None:
-    binding_create(route=route_v1, name="bench-key", kind="env", reference="SPECPACT_ENDPOINT_BENCH_KEY",
-                   hosts=["127.0.0.1:1"], actor=admin)  # fmt: skip
+    binding_create(
+        route=route_v1,
+        name="bench-key",
+        kind="env",
+        reference="SPECPACT_ENDPOINT_BENCH_KEY",
+        hosts=["127.0.0.1:1"],
+        actor=admin,
+    )
     client = pipeline.client()
     with override_settings(CELERY_BROKER_URL=NO_BROKER):
         for auth, fragment in [
-            ({"api_key_env": "SPECPACT_ENDPOINT_CHAT_KEY"}, "not one of 'contract-summaries''s secret bindings"),
+            (
+                {"api_key_env": "SPECPACT_ENDPOINT_CHAT_KEY"},
+                "not one of 'contract-summaries''s secret bindings",
+            ),
             ({"binding": "chat-key"}, "not one of"),
             ({"api_key_file": "/etc/shadow"}, "not one of"),
         ]:
@@ -224,14 +294,24 @@ def test_a_standalone_run_carries_only_a_binding_the_requesters_route_owns(
             assert refused.status_code == 400, refused.content
             (error,) = refused.json()["errors"]
             assert error["path"] == f"endpoints.baseline.{next(iter(auth))}" and fragment in error["message"]
-        other_host = client.post("/api/v1/runs/", _run_body({"binding": "bench-key"}, "http://127.0.0.1:2"),
-                                 format="json")  # fmt: skip
-        assert other_host.status_code == 400 and "bound only to 127.0.0.1:1" in other_host.json()["errors"][0]["message"]
+        other_host = client.post(
+            "/api/v1/runs/", _run_body({"binding": "bench-key"}, "http://127.0.0.1:2"), format="json"
+        )
+        assert (
+            other_host.status_code == 400
+            and "bound only to 127.0.0.1:1" in other_host.json()["errors"][0]["message"]
+        )
         assert not Run.objects.exists()
-        accepted = client.post("/api/v1/runs/", _run_body({"api_key_env": "SPECPACT_ENDPOINT_BENCH_KEY"}),
-                               format="json")  # fmt: skip
+        accepted = client.post(
+            "/api/v1/runs/", _run_body({"api_key_env": "SPECPACT_ENDPOINT_BENCH_KEY"}), format="json"
+        )
     assert accepted.status_code == 201, accepted.content
     engine = Run.objects.get().spec["arms"]["baseline"]["engine"]
-    assert engine["auth_binding"] == {"route": ROUTE, "name": "bench-key", "kind": "env",
-                                      "reference": "SPECPACT_ENDPOINT_BENCH_KEY", "hosts": ["127.0.0.1:1"]}  # fmt: skip
+    assert engine["auth_binding"] == {
+        "route": ROUTE,
+        "name": "bench-key",
+        "kind": "env",
+        "reference": "SPECPACT_ENDPOINT_BENCH_KEY",
+        "hosts": ["127.0.0.1:1"],
+    }
     assert "api_key_env" not in engine or engine["api_key_env"] is None

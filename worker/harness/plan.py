@@ -31,7 +31,8 @@ class BoundSecret(_Model):
     kind: Literal["env", "file"]
     reference: str = Field(
         max_length=4096,
-        description="env: a variable named SPECPACT_ENDPOINT_…; file: a path under SPECPACT_WORKER_SECRET_DIRS",
+        description="env: a variable named SPECPACT_ENDPOINT_…; "
+        "file: a path under SPECPACT_WORKER_SECRET_DIRS",
     )
     hosts: list[str] = Field(
         min_length=1, max_length=32, description="host or host:port the secret may be sent to"
