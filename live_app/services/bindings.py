@@ -31,12 +31,6 @@ def binding_snapshot(binding: SecretBinding) -> dict[str, Any]:
     }
 
 
-def _audit(who: Actor, action: str, binding: SecretBinding, pk: int, **states: Any) -> None:
-    audit_record(
-        actor=who, action=action, obj_type="secret_binding", obj_id=pk, route=binding.route, **states
-    )
-
-
 def binding_create(
     *, route: Route, name: Any, kind: Any, reference: Any, hosts: Any, actor: Actor | Any
 ) -> SecretBinding:
@@ -65,7 +59,14 @@ def binding_create(
             raise Conflict(
                 f"{route.slug!r} already has a secret binding {name!r}.", code="secret_binding_exists"
             ) from None
-        _audit(who, "secret_binding.created", binding, binding.pk, after=binding_snapshot(binding))
+        audit_record(
+            actor=who,
+            action="secret_binding.created",
+            obj_type="secret_binding",
+            obj_id=binding.pk,
+            route=route,
+            after=binding_snapshot(binding),
+        )
     return binding
 
 
@@ -104,8 +105,14 @@ def binding_update(
         for key, value in changed.items():
             setattr(locked, key, value)
         locked.save(update_fields=[*changed, "updated_at"])
-        _audit(
-            who, "secret_binding.updated", locked, locked.pk, before=before, after=binding_snapshot(locked)
+        audit_record(
+            actor=who,
+            action="secret_binding.updated",
+            obj_type="secret_binding",
+            obj_id=locked.pk,
+            route=locked.route,
+            before=before,
+            after=binding_snapshot(locked),
         )
     return locked
 
@@ -131,4 +138,12 @@ def binding_delete(*, binding: SecretBinding, actor: Actor | Any, reason: str = 
             )
         before, pk = binding_snapshot(locked), locked.pk
         locked.delete()
-        _audit(who, "secret_binding.deleted", locked, pk, before=before, reason=reason)
+        audit_record(
+            actor=who,
+            action="secret_binding.deleted",
+            obj_type="secret_binding",
+            obj_id=pk,
+            route=locked.route,
+            before=before,
+            reason=reason,
+        )
