@@ -24,6 +24,8 @@ FAMILIES: dict[str, dict[str, bool]] = {
     },
     # A route's live endpoints (live_app).
     "endpoint": {"created": WEBHOOK, "updated": WEBHOOK, "deleted": WEBHOOK},
+    # A route's secret bindings (live_app): where a secret is read and the hosts it may go to.
+    "secret_binding": {"created": TRAIL_ONLY, "updated": TRAIL_ONLY, "deleted": TRAIL_ONLY},
     # The conformance probe found the endpoint's state changed (conforms, drifted, unknown).
     "drift": {"state_changed": WEBHOOK},
     # The acceptance watch raised an alert and proposed a rollback.

@@ -91,8 +91,9 @@ def _managed_engine(document: dict[str, Any]) -> tuple[dict[str, Any], dict[str,
 
 
 def _openai_engine(endpoint: dict[str, Any]) -> dict[str, Any]:
+    # A secret goes only as a route's binding (benchmarks_app.run_auth): never a name on its own.
     allowed = {"base_url", "model", "api", "server", "extra_body", "metrics_url", "request_token_ids",
-               "api_key_env", "api_key_file"}  # fmt: skip
+               "auth_binding"}  # fmt: skip
     return {"kind": "openai", **{k: v for k, v in endpoint.items() if k in allowed}}
 
 

@@ -26,3 +26,10 @@ class AlertState(models.TextChoices):
     PROPOSED = "proposed", "rollback proposed"
     # A release was already open on the route: the alert stands, nothing was proposed.
     NOT_PROPOSED = "not_proposed", "rollback not proposed"
+
+
+class SecretKind(models.TextChoices):
+    """Where a bound secret lives on the reader (worker/secrets.py reads both)."""
+
+    ENV = "env", "environment variable"
+    FILE = "file", "file"

@@ -4,8 +4,10 @@ An endpoint names what it should serve (`expects`, grammar in `live_app.expects`
 (the route's active version, whatever it is when probed) or `release:<id>` (that release's
 candidate, stored with it as `expected_version` by releases_app, which owns the rule that
 an endpoint may expect only an open release of its route). Its auth header
-is a *reference* to a secret on the control plane (`{"env": NAME}` or `{"file": PATH}`),
-resolved only when a probe is sent: the secret itself is never stored or shown.
+comes from one of its route's *secret bindings*: an admin binds a secret (an environment
+variable or a file of the reader) to the route and to the hosts it may be sent to, and an
+operator picks a binding; the secret is read only when a request to one of those hosts is
+sent (live_app/secrets.py, worker/secrets.py) and is never stored or shown.
 """
 
 from __future__ import annotations
@@ -14,13 +16,39 @@ from django.conf import settings
 from django.core.validators import RegexValidator
 from django.db import models
 
-from live_app.choices import AlertState, EndpointEngine, ProbeState
+from live_app.choices import AlertState, EndpointEngine, ProbeState, SecretKind
 from live_app.expects import Expects
 
 ENDPOINT_NAME_PATTERN = r"^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$"
 ENDPOINT_NAME_VALIDATOR = RegexValidator(
     ENDPOINT_NAME_PATTERN, "an endpoint name is 1-40 lowercase letters, digits and inner hyphens"
 )
+
+
+class SecretBinding(models.Model):
+    """A secret an admin bound to a route: where it is read (`kind` + `reference`, held to
+    the readers' fences) and the hosts (`host` or `host:port`, normalised) it may be sent
+    to. Operators of the route pick among its bindings; they can't name a secret."""
+
+    route = models.ForeignKey("contracts_app.Route", on_delete=models.CASCADE, related_name="secret_bindings")
+    name = models.CharField(max_length=40, validators=[ENDPOINT_NAME_VALIDATOR])
+    kind = models.CharField(max_length=8, choices=SecretKind.choices)
+    reference = models.CharField(max_length=4096, help_text="the variable's name or the file's path")
+    hosts = models.JSONField(default=list)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["route_id", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["route", "name"], name="secret_binding_name_per_route")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.route_id}/{self.name}"
 
 
 class Endpoint(models.Model):
@@ -35,8 +63,13 @@ class Endpoint(models.Model):
     expected_version = models.ForeignKey(
         "contracts_app.ContractVersion", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
-    # {"env": NAME} or {"file": PATH}, optionally {"header": "Authorization", "scheme": "Bearer"}.
-    auth_ref = models.JSONField(null=True, blank=True)
+    # One of the route's secret bindings, sent as Authorization: Bearer to the binding's hosts.
+    # PROTECT: a binding in use is re-bound or cleared on its endpoints before it goes.
+    auth_binding = models.ForeignKey(
+        SecretBinding, null=True, blank=True, on_delete=models.PROTECT, related_name="endpoints"
+    )
+    # Why the endpoint's auth was dropped (a URL moved outside the binding's hosts), until re-bound.
+    auth_dropped = models.CharField(max_length=500, blank=True)
     state = models.CharField(max_length=16, choices=ProbeState.choices, default=ProbeState.UNKNOWN)
     last_probe = models.ForeignKey(
         "live_app.Probe", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

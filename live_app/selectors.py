@@ -8,7 +8,7 @@ from django.db.models import QuerySet
 
 from benchmarks_app.models import RunResult
 from contracts_app.models import ContractVersion, Route
-from live_app.models import Endpoint
+from live_app.models import Endpoint, SecretBinding
 
 # A release's states once an approver approved it (releases_app.choices.ReleaseState, read
 # through the run's release without importing releases_app, which sits above live_app;
@@ -17,11 +17,22 @@ APPROVED_STATES = ("approved", "active", "rolled_back", "superseded")
 
 
 def endpoints_of(route: Route) -> QuerySet[Endpoint]:
-    return Endpoint.objects.filter(route=route).select_related("last_probe", "last_probe__version")
+    # The binding comes along: a probe reads it in a thread, where no query may run.
+    return Endpoint.objects.filter(route=route).select_related(
+        "last_probe", "last_probe__version", "auth_binding"
+    )
 
 
 def endpoint_get(route: Route, name: str) -> Endpoint | None:
     return endpoints_of(route).filter(name=name).first()
+
+
+def bindings_of(route: Route) -> QuerySet[SecretBinding]:
+    return SecretBinding.objects.filter(route=route).select_related("route").prefetch_related("endpoints")
+
+
+def binding_get(route: Route, name: str) -> SecretBinding | None:
+    return bindings_of(route).filter(name=name).first()
 
 
 def benchmark_acceptance(version: ContractVersion) -> float | None:

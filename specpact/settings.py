@@ -248,6 +248,7 @@ SPECTACULAR_SETTINGS = {
         "WorkloadFormatEnum": "workloads_app.models.WorkloadVersion.Format",
         "LiveProbeStateEnum": "live_app.choices.ProbeState",
         "LiveEngineEnum": "live_app.choices.EndpointEngine",
+        "SecretKindEnum": "live_app.choices.SecretKind",
         # Releases and endpoints both have a `state` choice set: each keeps its own name.
         "ReleaseStateEnum": "releases_app.choices.ReleaseState",
     },

@@ -104,6 +104,22 @@ class EndpointIn(serializers.Serializer):
     model = serializers.CharField(max_length=200)
     api = serializers.ChoiceField(choices=["completions", "chat"], required=False)
     server = serializers.ChoiceField(choices=["generic", *SERVER_ENGINES], required=False)
+    binding = serializers.CharField(
+        max_length=40,
+        required=False,
+        help_text="one of the route's secret bindings (routes/{slug}/secret-bindings/), sent as "
+        "Authorization: Bearer, only to its hosts",
+    )
+    api_key_env = serializers.CharField(
+        max_length=128,
+        required=False,
+        help_text="accepted only as the reference of one of the route's bindings",
+    )
+    api_key_file = serializers.CharField(
+        max_length=4096,
+        required=False,
+        help_text="accepted only as the reference of one of the route's bindings",
+    )
 
 
 class EndpointsIn(serializers.Serializer):

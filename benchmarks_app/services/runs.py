@@ -12,6 +12,7 @@ from django.utils import timezone
 from audit_app.services import audit_record
 from benchmarks_app.choices import ACTIVE_STATES, EngineKind, RunState
 from benchmarks_app.models import OutboxMessage, Run, Worker
+from benchmarks_app.run_auth import bound_arm
 from benchmarks_app.services.outbox import outbox_enqueue
 from benchmarks_app.services.waiting import run_mark_waiting
 from benchmarks_app.signals import announce_run_finished
@@ -142,6 +143,8 @@ def run_create(
         raise DomainError("that worker is revoked", errors=[FieldError("worker", "revoked")])
     kind = engine_kind or default_engine_kind(candidate.document)
     _check_endpoints(kind, endpoints)
+    if endpoints:  # the requester's: a secret they name must be one of the route's bindings
+        endpoints = {arm: bound_arm(route, arm, e, subject=actor) for arm, e in endpoints.items()}
     user = getattr(actor, "user", actor)
     run = _create_one(
         route=route,

@@ -4,9 +4,9 @@ from typing import Any
 
 from rest_framework import serializers
 
-from live_app.choices import EndpointEngine
-from live_app.models import Endpoint, Probe
-from live_app.secrets import shown_reference
+from live_app.choices import EndpointEngine, SecretKind
+from live_app.models import Endpoint, Probe, SecretBinding
+from live_app.secrets import shown_auth
 
 
 class LiveEndpointIn(serializers.Serializer[Any]):
@@ -22,8 +22,8 @@ class LiveEndpointIn(serializers.Serializer[Any]):
     auth = serializers.JSONField(
         required=False,
         allow_null=True,
-        help_text='a secret reference, never the secret: {"env": "SPECPACT_ENDPOINT_…"} or '
-        '{"file": "/path"}; sent as Authorization: Bearer <secret>',
+        help_text='{"binding": NAME}: one of the route\'s secret bindings (routes/{slug}/secret-bindings/), '
+        "never the secret; sent as Authorization: Bearer <secret>, only to the binding's hosts",
     )
 
 
@@ -34,7 +34,9 @@ class LiveEndpointPatchIn(serializers.Serializer[Any]):
     engine = serializers.ChoiceField(choices=EndpointEngine.choices, required=False)
     expects = serializers.CharField(max_length=40, required=False, help_text="active, or release:<id>")
     metrics_url = serializers.CharField(max_length=2048, required=False, allow_blank=True)
-    auth = serializers.JSONField(required=False, allow_null=True, help_text="a secret reference, or null")
+    auth = serializers.JSONField(
+        required=False, allow_null=True, help_text='{"binding": NAME} of the route, or null'
+    )
 
 
 class EndpointBenchmarkIn(serializers.Serializer[Any]):
@@ -65,16 +67,25 @@ class ProbeSerializer(serializers.ModelSerializer[Probe]):
 
 
 class EndpointSerializer(serializers.ModelSerializer[Endpoint]):
-    auth = serializers.SerializerMethodField(help_text="the reference's kind and name; never the secret")
+    auth = serializers.SerializerMethodField(
+        help_text='{"binding": NAME, "env"|"file": where it reads from}; never the secret'
+    )
+    auth_dropped = serializers.SerializerMethodField(
+        help_text="why the endpoint has no auth any more (a URL moved outside its binding's hosts), "
+        "until it is given auth again; null otherwise"
+    )
     last_probe = serializers.SerializerMethodField()
 
     class Meta:
         model = Endpoint
-        fields = ["name", "base_url", "metrics_url", "engine", "expects", "auth", "state", "last_probe",
-                  "created_at"]  # fmt: skip
+        fields = ["name", "base_url", "metrics_url", "engine", "expects", "auth", "auth_dropped", "state",
+                  "last_probe", "created_at"]  # fmt: skip
 
     def get_auth(self, endpoint: Endpoint) -> dict[str, str] | None:
-        return shown_reference(endpoint.auth_ref)
+        return shown_auth(endpoint)
+
+    def get_auth_dropped(self, endpoint: Endpoint) -> str | None:
+        return endpoint.auth_dropped or None
 
     def get_last_probe(self, endpoint: Endpoint) -> dict[str, Any] | None:
         if endpoint.last_probe is None:
@@ -82,3 +93,41 @@ class EndpointSerializer(serializers.ModelSerializer[Endpoint]):
         data = ProbeSerializer(endpoint.last_probe).data
         data.pop("evidence", None)  # the list stays small; the detail and probe carry it
         return dict(data)
+
+
+class SecretBindingSerializer(serializers.ModelSerializer[SecretBinding]):
+    """What anyone on the route sees of a binding: never the secret, which SpecPact never holds."""
+
+    endpoints = serializers.SerializerMethodField(help_text="the route's endpoints that send it")
+
+    class Meta:
+        model = SecretBinding
+        fields = ["name", "kind", "reference", "hosts", "endpoints", "created_at", "updated_at"]
+
+    def get_endpoints(self, binding: SecretBinding) -> list[str]:
+        return sorted(e.name for e in binding.endpoints.all())
+
+
+class SecretBindingIn(serializers.Serializer[Any]):
+    """Shape only; the service holds the reference to the fences and normalises the hosts."""
+
+    name = serializers.CharField(
+        max_length=40, help_text="e.g. prod-key: 1-40 lowercase letters, digits, hyphens"
+    )
+    kind = serializers.ChoiceField(choices=SecretKind.choices)
+    reference = serializers.CharField(
+        max_length=4096,
+        help_text="env: a variable named ENDPOINT_SECRET_ENV_PREFIX… on the control plane (and "
+        "SPECPACT_ENDPOINT_… on workers); file: a path under ENDPOINT_SECRET_DIRS (and "
+        "SPECPACT_WORKER_SECRET_DIRS). Where the secret is, never the secret",
+    )
+    hosts = serializers.ListField(
+        child=serializers.CharField(max_length=300),
+        help_text='host or host:port the secret may be sent to, e.g. ["vllm.internal:8000"]',
+    )
+
+
+class SecretBindingPatchIn(serializers.Serializer[Any]):
+    kind = serializers.ChoiceField(choices=SecretKind.choices, required=False)
+    reference = serializers.CharField(max_length=4096, required=False)
+    hosts = serializers.ListField(child=serializers.CharField(max_length=300), required=False)

@@ -20,8 +20,8 @@ from kernel.errors import Conflict, DomainError, FieldError, NotFound
 from kernel.outbound import check_endpoint_url as check_engine_url
 from live_app.choices import EndpointEngine, ProbeState
 from live_app.expects import Expects
-from live_app.models import ENDPOINT_NAME_PATTERN, Endpoint
-from live_app.secrets import check_reference, shown_reference
+from live_app.models import ENDPOINT_NAME_PATTERN, Endpoint, SecretBinding
+from live_app.secrets import check_auth, hosts_outside, shown_auth
 
 
 def _invalid(path: str, message: str) -> DomainError:
@@ -53,14 +53,36 @@ def check_expects(route: Route, expects: Any, version: ContractVersion | None) -
 
 
 def endpoint_snapshot(endpoint: Endpoint) -> dict[str, Any]:
-    return {
+    snapshot = {
         "name": endpoint.name,
         "base_url": endpoint.base_url,
         "metrics_url": endpoint.metrics_url,
         "engine": endpoint.engine,
         "expects": endpoint.expects,
-        "auth": shown_reference(endpoint.auth_ref),
+        "auth": shown_auth(endpoint),
     }
+    if endpoint.auth_dropped:
+        snapshot["auth_dropped"] = endpoint.auth_dropped
+    return snapshot
+
+
+def _bound_urls(binding: SecretBinding | None, urls: list[str]) -> None:
+    """A binding given with the endpoint must name every host its URLs are on (400 naming `auth`)."""
+    outside = hosts_outside(binding, urls) if binding is not None else []
+    if outside:
+        assert binding is not None
+        raise _invalid(
+            "auth",
+            f"the secret binding {binding.name!r} is sent only to {', '.join(binding.hosts)}, not to "
+            f"{', '.join(outside)}: an admin adds the host to the binding first",
+        )
+
+
+def _dropped_words(binding: SecretBinding, outside: list[str]) -> str:
+    return (
+        f"binding {binding.name!r} dropped: it is sent only to {', '.join(binding.hosts)}, and the endpoint "
+        f"moved to {', '.join(outside)}; an admin adds the host to the binding, then give auth again"
+    )[:500]
 
 
 def endpoint_create(
@@ -90,7 +112,8 @@ def endpoint_create(
     base = check_endpoint_url(base_url, "base_url")
     metrics = check_endpoint_url(metrics_url, "metrics_url") if metrics_url not in (None, "") else ""
     expected = check_expects(route_obj, expects, expected_version)
-    ref = check_reference(auth)
+    binding = check_auth(route_obj, auth)
+    _bound_urls(binding, [base, metrics])
     with transaction.atomic():
         try:
             with transaction.atomic():
@@ -102,7 +125,7 @@ def endpoint_create(
                     engine=engine,
                     expects=str(expected),
                     expected_version=None if expected.is_active else expected_version,
-                    auth_ref=ref,
+                    auth_binding=binding,
                     created_by=who.user,
                 )
         except IntegrityError:
@@ -151,12 +174,13 @@ def endpoint_update(
         changes["expects"] = str(parsed)
         changes["expected_version"] = None if parsed.is_active else expected_version
     if auth is not _UNSET:
-        changes["auth_ref"] = check_reference(auth)
+        changes["auth_binding"], changes["auth_dropped"] = check_auth(endpoint.route, auth), ""
     with transaction.atomic():
         locked = Endpoint.objects.select_for_update().select_related("route").filter(pk=endpoint.pk).first()
         if locked is None:
             raise NotFound(f"The endpoint {endpoint.name!r} was deleted.")
         before = endpoint_snapshot(locked)
+        _auth_for_new_urls(locked, changes, auth_given=auth is not _UNSET)
         changed = {k: v for k, v in changes.items() if getattr(locked, k) != v}
         if not changed:
             return locked
@@ -174,6 +198,20 @@ def endpoint_update(
             after=endpoint_snapshot(locked),
         )
     return locked
+
+
+def _auth_for_new_urls(locked: Endpoint, changes: dict[str, Any], *, auth_given: bool) -> None:
+    """The binding after the change must name the hosts of the URLs after it. Given with
+    the change, it is refused otherwise (400); kept from before, it is dropped, with the
+    reason on the endpoint, so moving an endpoint never takes its secret along."""
+    binding = changes["auth_binding"] if auth_given else locked.auth_binding
+    urls = [changes.get(k, getattr(locked, k)) for k in ("base_url", "metrics_url")]
+    if auth_given:
+        _bound_urls(binding, urls)
+        return
+    outside = hosts_outside(binding, urls) if binding is not None else []
+    if binding is not None and outside:
+        changes["auth_binding"], changes["auth_dropped"] = None, _dropped_words(binding, outside)
 
 
 def endpoint_delete(*, endpoint: Endpoint, actor: Actor | Any, reason: str = "") -> None:

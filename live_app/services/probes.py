@@ -23,7 +23,7 @@ from kernel.outbound import OutboundRefused, endpoint_policy
 from live_app.choices import ProbeState
 from live_app.conformance import Fetcher, Outcome, probe_engine
 from live_app.models import Endpoint, Probe
-from live_app.secrets import SecretUnavailable, resolve
+from live_app.secrets import SecretUnavailable, auth_headers, endpoint_urls
 from live_app.services.watch import acceptance_record
 
 
@@ -49,7 +49,7 @@ def expected_version(endpoint: Endpoint) -> Expected:
 
 def _read(endpoint: Endpoint, version: ContractVersion) -> Outcome:
     try:
-        headers = resolve(endpoint.auth_ref)
+        headers = auth_headers(endpoint, *endpoint_urls(endpoint))
     except SecretUnavailable as exc:
         return Outcome(state=ProbeState.UNKNOWN, reason=f"auth: {exc}", probed_at=timezone.now().isoformat())
     fetcher = Fetcher(

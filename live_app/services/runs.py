@@ -17,6 +17,7 @@ from contracts_app.models import ContractVersion, Route
 from kernel.errors import Conflict, DomainError, FieldError
 from live_app.choices import ProbeState
 from live_app.models import Endpoint, Probe
+from live_app.secrets import binding_spec
 from live_app.services.probes import endpoints_probe
 from worker import spec
 
@@ -25,7 +26,7 @@ ARMS: tuple[str, ...] = spec.ARMS
 
 
 def endpoint_named(route: Route, name: Any, arm: str) -> Endpoint:
-    endpoint = Endpoint.objects.select_related("route").filter(route=route, name=name).first()
+    endpoint = Endpoint.objects.select_related("route", "auth_binding").filter(route=route, name=name).first()
     if endpoint is None:
         raise DomainError(
             "The request is invalid; see errors.",
@@ -34,19 +35,20 @@ def endpoint_named(route: Route, name: Any, arm: str) -> Endpoint:
     return endpoint
 
 
-def arm_engine(endpoint: Endpoint, document: dict[str, Any]) -> dict[str, Any]:
+def arm_engine(endpoint: Endpoint, document: dict[str, Any], *, actor: Actor) -> dict[str, Any]:
     """The arm's `openai` engine: the endpoint's URL, the served model the contract names,
-    and the engine shape so the harness reads that engine's counters. An auth reference
-    goes as its name only: the worker reads the secret from its own environment or files
-    (worker/harness/endpoint_auth.py), so no secret is stored in the run or the broker."""
+    and the engine shape so the harness reads that engine's counters. The endpoint's secret
+    binding goes as the binding (where to read it, the hosts it may go to), only for a
+    requester whose scope owns its route: the worker reads the secret from its own
+    environment or files (worker/harness/endpoint_auth.py), so no secret is stored in the
+    run or the broker."""
     out = {"base_url": endpoint.base_url, "model": document["target"]["model"], "server": endpoint.engine}
     if endpoint.metrics_url:
         out["metrics_url"] = endpoint.metrics_url
-    ref = endpoint.auth_ref or {}
-    if "env" in ref:
-        out["api_key_env"] = ref["env"]
-    elif "file" in ref:
-        out["api_key_file"] = ref["file"]
+    binding = endpoint.auth_binding
+    if binding is not None:
+        ensure_route_access(actor, binding.route)
+        out["auth_binding"] = binding_spec(binding)
     return out
 
 
@@ -118,7 +120,7 @@ def endpoints_run_create(
         arm: endpoint_named(route, name, arm) for arm, name in zip(ARMS, (baseline, candidate), strict=True)
     }
     arms = probed_arms(endpoints, actor=who)
-    given = {arm: arm_engine(a.endpoint, a.version.document) for arm, a in arms.items()}
+    given = {arm: arm_engine(a.endpoint, a.version.document, actor=who) for arm, a in arms.items()}
     return run_create(
         route=route,
         baseline=arms["baseline"].version,

@@ -117,5 +117,5 @@ def release_benchmark_endpoints(
     if stale:
         reason = "; ".join(stale) + " (the route's active version changed since the proposal: propose again)"
         raise _refused(found, who, reason, "release_baseline_stale")
-    engines = {arm: arm_engine(a.endpoint, a.version.document) for arm, a in arms.items()}
+    engines = {arm: arm_engine(a.endpoint, a.version.document, actor=who) for arm, a in arms.items()}
     return release_start_benchmark(release=found.pk, actor=who, endpoints=engines, endpoint_names=names)

@@ -81,7 +81,9 @@ def endpoint_drift_after(*, release: Release) -> str | None:
     without a query for a release on engines the worker launched."""
     if not release.endpoints:
         return None
-    found = {e.name: e for e in Endpoint.objects.select_related("route").filter(route=release.route_id)}
+    # With each binding: the probes read it in threads, where no query may run.
+    endpoints = Endpoint.objects.select_related("route", "auth_binding").filter(route=release.route_id)
+    found = {e.name: e for e in endpoints}
     named = {arm: found.get(release.endpoints.get(arm)) for arm in ARMS}
     reasons = [
         f"the {arm} endpoint {release.endpoints.get(arm)!r} was deleted during the benchmark"

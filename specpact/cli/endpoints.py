@@ -30,9 +30,7 @@ def register(subparsers: Any) -> None:
     add.add_argument("--engine", required=True, choices=ENGINES)
     add.add_argument("--expects", default="active", help="active (default) or release:<id>")
     add.add_argument("--metrics-url", default="", help="default: <base-url>/metrics")
-    secret = add.add_mutually_exclusive_group()
-    secret.add_argument("--auth-env", help="the control plane's environment variable holding the key")
-    secret.add_argument("--auth-file", help="a file on the control plane holding the key")
+    _auth_options(add.add_mutually_exclusive_group())
     _server_options(add)
     add.set_defaults(handler=_guarded(cmd_add))
 
@@ -46,9 +44,8 @@ def register(subparsers: Any) -> None:
     change.add_argument("--engine", choices=ENGINES)
     change.add_argument("--metrics-url", help="'' for <base-url>/metrics")
     secret = change.add_mutually_exclusive_group()
-    secret.add_argument("--auth-env", help="the control plane's environment variable holding the key")
-    secret.add_argument("--auth-file", help="a file on the control plane holding the key")
-    secret.add_argument("--no-auth", action="store_true", help="drop the endpoint's auth reference")
+    _auth_options(secret)
+    secret.add_argument("--no-auth", action="store_true", help="drop the endpoint's auth")
     _server_options(change)
     change.set_defaults(handler=_guarded(cmd_set))
 
@@ -64,6 +61,27 @@ def register(subparsers: Any) -> None:
     probe.add_argument("--json", action="store_true")
     _server_options(probe)
     probe.set_defaults(handler=_guarded(cmd_probe))
+
+
+def _auth_options(group: Any) -> None:
+    group.add_argument(
+        "--auth-binding",
+        metavar="NAME",
+        help="one of the route's secret bindings (an admin binds a secret to the route and its hosts)",
+    )
+    # The old shapes: a server answers with where to bind the secret first.
+    group.add_argument("--auth-env", help=argparse.SUPPRESS)
+    group.add_argument("--auth-file", help=argparse.SUPPRESS)
+
+
+def _auth(args: argparse.Namespace) -> dict[str, str] | None:
+    if args.auth_binding:
+        return {"binding": args.auth_binding}
+    if args.auth_env:
+        return {"env": args.auth_env}
+    if args.auth_file:
+        return {"file": args.auth_file}
+    return None
 
 
 def _server_options(parser: argparse.ArgumentParser) -> None:
@@ -95,10 +113,8 @@ def cmd_add(args: argparse.Namespace) -> int:
                             "expects": args.expects}  # fmt: skip
     if args.metrics_url:
         body["metrics_url"] = args.metrics_url
-    if args.auth_env:
-        body["auth"] = {"env": args.auth_env}
-    elif args.auth_file:
-        body["auth"] = {"file": args.auth_file}
+    if _auth(args) is not None:
+        body["auth"] = _auth(args)
     _, endpoint = _client(args).post(f"routes/{args.route}/endpoints/", body)
     print(f"{args.route}/{endpoint['name']}: registered ({endpoint['engine']} at {endpoint['base_url']}, "
           f"expects {endpoint['expects']})")  # fmt: skip
@@ -116,10 +132,8 @@ def cmd_set(args: argparse.Namespace) -> int:
         )
         if value is not None
     }
-    if args.auth_env:
-        body["auth"] = {"env": args.auth_env}
-    elif args.auth_file:
-        body["auth"] = {"file": args.auth_file}
+    if _auth(args) is not None:
+        body["auth"] = _auth(args)
     elif args.no_auth:
         body["auth"] = None
     if not body:
@@ -133,6 +147,8 @@ def cmd_set(args: argparse.Namespace) -> int:
         f"expects {endpoint['expects']}, {endpoint['state']}"
     )
     emit(args, endpoint, [line])
+    if endpoint.get("auth_dropped"):  # the URL moved off its binding's hosts: no secret goes there
+        note(f"auth dropped: {endpoint['auth_dropped']}")
     if endpoint["state"] == "unknown":  # a change forgets the last probe, which judged the old one
         note(f"probe it now: specpact endpoint probe {args.route} {endpoint['name']}")
     return OK

@@ -9,8 +9,10 @@ import pytest
 
 from audit_app.models import AuditEvent
 from live_app.models import Endpoint
+from live_app.services.bindings import binding_create
 from tests.live.conftest import vllm_claim
 from tests.support.actors import as_caller
+from worker.secrets import url_host
 
 URL = "/api/v1/routes/contract-summaries/endpoints/"
 DEV = {"VLLM_SERVER_DEV_MODE": "1"}
@@ -98,8 +100,9 @@ def test_viewers_cannot_register_and_scoped_tokens_see_only_their_routes(
         ({"expects": "latest"}, "expects", "active, or release:<id>"),
         ({"name": "Prod EU"}, "name", "lowercase"),
         ({"auth": "sk-live-secret"}, "auth", "never the secret"),
-        ({"auth": {"env": "SECRET_KEY"}}, "auth", "starting with SPECPACT_ENDPOINT_"),
-        ({"auth": {"file": "/etc/shadow"}}, "auth", "ENDPOINT_SECRET_DIRS"),
+        ({"auth": {"env": "SECRET_KEY"}}, "auth", "binds it to the route and its hosts first"),
+        ({"auth": {"file": "/etc/shadow"}}, "auth", "/secret-bindings/"),
+        ({"auth": {"binding": "nowhere"}}, "auth", "no secret binding 'nowhere'"),
     ],
 )
 def test_bad_input_is_refused_naming_the_field(
@@ -128,15 +131,15 @@ def test_the_default_networks_leave_loopback_out(route_v1: Any, operator: Any, s
 
 
 def test_the_secret_is_resolved_at_probe_time_and_never_shown(
-    route_v1: Any, operator: Any, live: Any, monkeypatch: Any
+    route_v1: Any, operator: Any, admin: Any, live: Any, monkeypatch: Any
 ) -> None:
     monkeypatch.setenv("SPECPACT_ENDPOINT_PROD_KEY", "sk-very-secret")
+    binding_create(route=route_v1, name="prod-key", kind="env", reference="SPECPACT_ENDPOINT_PROD_KEY",
+                   hosts=[url_host(live.base_url)], actor=admin)  # fmt: skip
     client = as_caller("operator", operator).client()
-    response = client.post(
-        URL, _body(live.base_url, auth={"env": "SPECPACT_ENDPOINT_PROD_KEY"}), format="json"
-    )
+    response = client.post(URL, _body(live.base_url, auth={"binding": "prod-key"}), format="json")
     assert response.status_code == 201
-    assert response.json()["auth"] == {"env": "SPECPACT_ENDPOINT_PROD_KEY"}
+    assert response.json()["auth"] == {"binding": "prod-key", "env": "SPECPACT_ENDPOINT_PROD_KEY"}
     assert client.post(URL + "prod-eu/probe").json()["state"] == "conforms"
     monkeypatch.delenv("SPECPACT_ENDPOINT_PROD_KEY")
     probe = client.post(URL + "prod-eu/probe").json()

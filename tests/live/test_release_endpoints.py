@@ -14,6 +14,7 @@ from audit_app.models import AuditEvent
 from benchmarks_app.models import Run
 from live_app.models import Endpoint
 from live_app.services import endpoint_create
+from live_app.services.bindings import binding_create
 from releases_app.models import Release
 from releases_app.services.endpoints import endpoint_register
 from tests.live.conftest import vllm_claim
@@ -22,6 +23,7 @@ from tests.support.benchmarked import run_as_specified
 from tests.support.factories import make_version, variant
 from worker.agent.execute import execute
 from worker.harness.endpoint_auth import EndpointAuthError
+from worker.secrets import url_host
 from worker.spec import RunSpec
 
 DEV = {"VLLM_SERVER_DEV_MODE": "1"}
@@ -224,18 +226,37 @@ def test_an_endpoint_that_drifts_during_the_benchmark_fails_the_release(
     assert "canary drifted: speculation.num_speculative_tokens 5 ≠ 3" in release.failure_reason
 
 
-def test_an_endpoints_auth_goes_to_the_worker_as_a_reference_only(
-    route_v1: Any, proposer: Any, operator: Any, v2: Any, prod: Any, emulator: Any, monkeypatch: Any
+def test_an_endpoints_auth_goes_to_the_worker_as_its_binding_only(
+    route_v1: Any,
+    proposer: Any,
+    operator: Any,
+    admin: Any,
+    v2: Any,
+    prod: Any,
+    emulator: Any,
+    monkeypatch: Any,
 ) -> None:
     secret = "s3cret-canary-token"
     monkeypatch.setenv("SPECPACT_ENDPOINT_CANARY_TOKEN", secret)
     release_id = _propose(proposer, v2).json()["id"]
     canary = emulator(*vllm_claim(num_speculative_tokens=3), "--api-key", secret, env=DEV)
-    _canary(route_v1, operator, release_id, canary, auth={"env": "SPECPACT_ENDPOINT_CANARY_TOKEN"})
+    binding_create(
+        route=route_v1,
+        name="canary-token",
+        kind="env",
+        reference="SPECPACT_ENDPOINT_CANARY_TOKEN",
+        hosts=[url_host(canary.base_url)],
+        actor=admin,
+    )
+    _canary(route_v1, operator, release_id, canary, auth={"binding": "canary-token"})
     assert _benchmark(operator, release_id).status_code == 200  # the probe sent the token
     (run,) = Run.objects.filter(release_id=release_id)
     engine = run.spec["arms"]["candidate"]["engine"]
-    assert engine["api_key_env"] == "SPECPACT_ENDPOINT_CANARY_TOKEN" and engine.get("api_key") is None
+    assert engine["auth_binding"] == {
+        "route": "contract-summaries", "name": "canary-token", "kind": "env",
+        "reference": "SPECPACT_ENDPOINT_CANARY_TOKEN", "hosts": [url_host(canary.base_url)],
+    }  # fmt: skip
+    assert engine.get("api_key") is None and engine.get("api_key_env") is None
     assert secret not in str(run.spec) and secret not in str(run.endpoints)
     monkeypatch.delenv("SPECPACT_ENDPOINT_CANARY_TOKEN")
     with pytest.raises(EndpointAuthError, match="set SPECPACT_ENDPOINT_CANARY_TOKEN"):

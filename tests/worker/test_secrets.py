@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from worker.secrets import SecretUnavailable, read_secret
+from worker.secrets import SecretUnavailable, normalise_host, read_bound_secret, read_secret
 
 
 def _read(ref: dict[str, str], dirs: list[Path] | None = None, environ: dict[str, str] | None = None) -> str:
@@ -49,3 +49,46 @@ def test_a_file_is_read_only_under_the_directories_and_up_to_4_kib(tmp_path: Pat
 def test_a_reference_of_another_kind_is_refused() -> None:
     with pytest.raises(SecretUnavailable, match='"env": NAME'):
         _read({"vault": "x"})
+
+
+@pytest.mark.parametrize(
+    ("given", "stored"),
+    [
+        ("VLLM.Internal", "vllm.internal"),
+        ("vllm.internal:8000", "vllm.internal:8000"),
+        ("10.0.0.5:08000", "10.0.0.5:8000"),
+        ("::1", "[::1]"),
+        ("[FD00:0::5]:8000", "[fd00::5]:8000"),
+    ],
+)
+def test_a_bound_host_is_stored_in_one_spelling(given: str, stored: str) -> None:
+    assert normalise_host(given) == stored
+
+
+@pytest.mark.parametrize(
+    "given", ["", "http://h", "h/path", "user@h", "h:0", "h:70000", "[10.0.0.5]", "[::1", "a b", " h"]
+)
+def test_what_is_not_a_host_is_refused(given: str) -> None:
+    with pytest.raises(ValueError):
+        normalise_host(given)
+
+
+def test_a_url_whose_host_is_not_bound_gets_no_secret() -> None:
+    environ = {"ACME_TOKEN": "tok"}
+    kwargs = {
+        "name": "k",
+        "kind": "env",
+        "reference": "ACME_TOKEN",
+        "hosts": ["10.0.0.5:8000"],
+        "env_prefix": "ACME_",
+        "secret_dirs": [],
+        "environ": environ,
+        "reader": "the reader",
+        "dirs_setting": "ACME_DIRS",
+    }
+    assert (
+        read_bound_secret(urls=["http://10.0.0.5:8000/v1", "http://10.0.0.5:8000/metrics"], **kwargs) == "tok"
+    )
+    with pytest.raises(SecretUnavailable, match=r"not to 10\.0\.0\.5:9000") as refused:
+        read_bound_secret(urls=["http://10.0.0.5:8000/v1", "http://10.0.0.5:9000/metrics"], **kwargs)
+    assert "tok" not in str(refused.value).replace("ACME_TOKEN", "")

@@ -12,12 +12,31 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from worker.harness.results.levels import SLO
 from worker.harness.results.result import Sampling
+from worker.secrets import host_allowed
 
 ServerKind = Literal["generic", "vllm", "sglang", "tgi", "llamacpp"]
 
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+class BoundSecret(_Model):
+    """A secret an admin bound to a route (live_app's `SecretBinding`), as the run spec
+    carries it: where the worker reads it and the hosts it may be sent to, never the secret.
+    The control plane puts one in only for a requester whose scope owns the route."""
+
+    route: str = Field(max_length=64, description="the route the secret is bound to")
+    name: str = Field(max_length=40, description="the binding's name on that route")
+    kind: Literal["env", "file"]
+    reference: str = Field(
+        max_length=4096,
+        description="env: a variable named SPECPACT_ENDPOINT_…; "
+        "file: a path under SPECPACT_WORKER_SECRET_DIRS",
+    )
+    hosts: list[str] = Field(
+        min_length=1, max_length=32, description="host or host:port the secret may be sent to"
+    )
 
 
 class OpenAIEngine(_Model):
@@ -35,11 +54,14 @@ class OpenAIEngine(_Model):
     api_key: str | None = None
     api_key_env: str | None = Field(
         default=None,
-        description="the name of an environment variable on the worker holding the bearer token: "
-        "a live endpoint's auth comes as a reference, never as the secret (worker/harness/endpoint_auth.py)",
+        description="no longer read on its own: a worker refuses a run whose spec names a secret "
+        "outside `auth_binding` (worker/harness/endpoint_auth.py)",
     )
-    api_key_file: str | None = Field(
-        default=None, description="or a file on the worker holding it, under SPECPACT_WORKER_SECRET_DIRS"
+    api_key_file: str | None = Field(default=None, description="no longer read on its own, as api_key_env")
+    auth_binding: BoundSecret | None = Field(
+        default=None,
+        description="the route's secret binding whose secret goes as Authorization: Bearer, only to "
+        "base_url's host and only if the binding names it",
     )
     request_token_ids: bool = Field(
         default=True,
@@ -48,6 +70,22 @@ class OpenAIEngine(_Model):
     )
     extra_body: dict[str, Any] = Field(default_factory=dict, description="merged into every request")
     metrics_url: str | None = Field(default=None, description="Prometheus endpoint; default base_url/metrics")
+
+    @model_validator(mode="after")
+    def _only_bound_secrets(self) -> OpenAIEngine:
+        """A secret named outside a binding, or a binding for another host, is refused with
+        the spec, before anything is sent (the reader checks the host again when it reads)."""
+        if self.api_key_env or self.api_key_file:
+            raise ValueError(
+                "api_key_env/api_key_file name a secret that is not a route's secret binding: "
+                "a worker sends only bound secrets (auth_binding)"
+            )
+        if self.auth_binding is not None and not host_allowed(self.base_url, self.auth_binding.hosts):
+            raise ValueError(
+                f"the secret binding {self.auth_binding.name!r} is sent only to "
+                f"{', '.join(self.auth_binding.hosts)}: not to this base_url's host"
+            )
+        return self
 
 
 class ManagedEngine(_Model):

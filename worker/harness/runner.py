@@ -166,7 +166,9 @@ def _bearer_token(engine: Any) -> str | None:
     if not isinstance(engine, OpenAIEngine):
         return None
     return bearer_token(
-        api_key=engine.api_key, api_key_env=engine.api_key_env, api_key_file=engine.api_key_file
+        base_url=engine.base_url,
+        api_key=engine.api_key,
+        auth_binding=engine.auth_binding,
     )
 
 
