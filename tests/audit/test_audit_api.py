@@ -59,6 +59,7 @@ def test_verify_names_the_first_broken_link_over_http(events: None, viewer: Any)
         "events": 4,
         "first_broken": 2,
         "problem": "broken_link",
+        "detail": None,
         "checkpoint": None,
         "intact_through": None,
     }
