@@ -87,7 +87,12 @@ class AuditStatus(TypedDict):
 
 
 def compose_status(
-    *, events: int, walk_broken: int | None, held: Held, checked: ChainChecked, more: Iterable[Finding | None] = ()
+    *,
+    events: int,
+    walk_broken: int | None,
+    held: Held,
+    checked: ChainChecked,
+    more: Iterable[Finding | None] = (),
 ) -> AuditStatus:
     """The walk's first broken link, the checkpoints' findings and `more` (the head export's,
     the evidence checks') as one answer: the break at the earliest event is the one named;

@@ -69,7 +69,9 @@ class Finding:
 
 @dataclass
 class Held:
-    matched: list[Signed] = field(default_factory=list)  # verified checkpoints whose event still has the signed hash
+    matched: list[Signed] = field(
+        default_factory=list
+    )  # verified checkpoints whose event still has the signed hash
     finding: Finding | None = None
 
 

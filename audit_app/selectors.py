@@ -24,7 +24,11 @@ def status_for_scope(status: AuditStatus, routes_in_scope: list[str] | None) -> 
     if routes_in_scope is None:
         return status
     checked = status["checked"]
-    through = checked["full_through"] if checked["scope"] == "full" else checked["walked_from"] + checked["walked"] - 1
+    through = (
+        checked["full_through"]
+        if checked["scope"] == "full"
+        else checked["walked_from"] + checked["walked"] - 1
+    )
     mine = AuditEvent.objects.filter(route__in=routes_in_scope, id__lte=through)
     counted = mine.aggregate(
         events=models.Count("id"), walked=models.Count("id", filter=models.Q(id__gte=checked["walked_from"]))

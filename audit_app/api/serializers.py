@@ -83,7 +83,9 @@ class ChainStatusSerializer(serializers.Serializer[Any]):
         "whose signature no configured key verifies, a head exported off the database that its rows no "
         "longer hold, or a result the gate judged that no longer has the digest it recorded",
     )
-    detail = serializers.CharField(allow_null=True, help_text="the break in words: which checkpoint or event, and why")
+    detail = serializers.CharField(
+        allow_null=True, help_text="the break in words: which checkpoint or event, and why"
+    )
     checkpoint = CheckpointSerializer(
         allow_null=True, help_text="the checkpoint that caught it, else the latest that still holds"
     )

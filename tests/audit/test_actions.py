@@ -8,7 +8,13 @@ from pathlib import Path
 
 from audit_app.actions import ACTIONS, FAMILIES, WEBHOOK_ACTIONS
 from releases_app.choices import TRANSITIONS
-from webhooks_app.events import CHAIN_FAILED, CHECKPOINT_SIGNED, KNOWN_EVENTS, is_webhook_event, pattern_problem
+from webhooks_app.events import (
+    CHAIN_FAILED,
+    CHECKPOINT_SIGNED,
+    KNOWN_EVENTS,
+    is_webhook_event,
+    pattern_problem,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("specpact", "accounts_app", "audit_app", "contracts_app", "workloads_app", "releases_app",

@@ -29,7 +29,9 @@ class Command(BaseCommand):
         parser.add_argument("--checkpoints", metavar="FILE", help="an export of audit_checkpoint --export")
         parser.add_argument("--public-key", metavar="PEM", help="verify signatures with this public key")
         parser.add_argument(
-            "--against", metavar="FILE", help="a head export (AUDIT_HEAD_EXPORT_FILE's JSON lines) to hold the rows to"
+            "--against",
+            metavar="FILE",
+            help="a head export (AUDIT_HEAD_EXPORT_FILE's JSON lines) to hold the rows to",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
