@@ -26,7 +26,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from audit_app.chain import verify_chain
-from audit_app.evidence import evidence_finding
+from audit_app.evidence import Evidence
 from audit_app.heads import configured_heads, head_export
 from audit_app.holding import Finding, Held, Signed, hold_checkpoints, hold_export
 from audit_app.marks import mark_record_full
@@ -151,7 +151,8 @@ def verify_audit(
     `against`) is recorded on the mark (audit_app/marks.py), which later loads walk on from."""
     head = AuditEvent.objects.order_by("-id").values_list("id", "hash").first()
     head_id = head[0] if head else 0
-    chain = verify_chain(through=head_id)
+    evidence = Evidence()
+    chain = verify_chain(through=head_id, visit=evidence.visit)
     keys = [public] if public is not None else verifying_keys()
     rows = list(AuditCheckpoint.objects.all())
     stored = [Signed.of(r) for r in rows]
@@ -172,7 +173,7 @@ def verify_audit(
         checked=checked,
         more=[
             export_finding(against, stored, keys, head_id),
-            evidence_finding(after=0, through=head_id),
+            evidence.finding(),
         ],
     )
     if not extra and public is None and against is None:

@@ -26,16 +26,23 @@ def register_evidence_check(action: str, check: EvidenceCheck) -> None:
     _CHECKS[action] = check
 
 
-def evidence_finding(*, after: int, through: int) -> Finding | None:
-    """The first event in (after, through] whose evidence changed, as a `result_changed`
-    finding; one query per registered action that has events in the range."""
-    found: list[tuple[int, str]] = []
-    for action, check in _CHECKS.items():
-        events = AuditEvent.objects.filter(action=action, id__gt=after, id__lte=through).order_by("id")
-        hit = check(events.iterator(chunk_size=200))
-        if hit is not None:
-            found.append(hit)
-    if not found:
-        return None
-    event_id, why = min(found)
-    return Finding("result_changed", event_id, None, f"event #{event_id}: {why}")
+class Evidence:
+    """Collects, while the chain is walked (`verify_chain(visit=…)`), the events a check is
+    registered for, then runs the checks on them: the walk's read is the only one."""
+
+    def __init__(self) -> None:
+        self.events: dict[str, list[AuditEvent]] = {}
+
+    def visit(self, event: AuditEvent) -> None:
+        if event.action in _CHECKS:
+            self.events.setdefault(event.action, []).append(event)
+
+    def finding(self) -> Finding | None:
+        """The first collected event whose evidence changed, as a `result_changed` finding."""
+        found = [
+            hit for action, events in self.events.items() if (hit := _CHECKS[action](events)) is not None
+        ]
+        if not found:
+            return None
+        event_id, why = min(found)
+        return Finding("result_changed", event_id, None, f"event #{event_id}: {why}")

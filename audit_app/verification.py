@@ -31,7 +31,7 @@ from audit_app.checkpoints import (
     hold_checkpoints,
     verify_audit,
 )
-from audit_app.evidence import evidence_finding
+from audit_app.evidence import Evidence
 from audit_app.marks import mark_advance, mark_get
 from audit_app.models import AuditCheckpoint, AuditEvent
 from audit_app.signing import verifying_keys
@@ -56,7 +56,8 @@ def audit_status(*, full: bool = False) -> AuditStatus:
         if seen is None or seen.hash != mark.through_hash or hash_of(seen) != seen.hash:
             return verify_audit()
     after = (mark.through_id, mark.through_hash) if mark.through_id else None
-    chain = verify_chain(after=after, through=head_id)
+    evidence = Evidence()  # the gates walked now: those before the mark are the full walk's
+    chain = verify_chain(after=after, through=head_id, visit=evidence.visit)
     keys = verifying_keys()
     rows = _checkpoints_to_hold(mark.checkpoints_through)
     held = hold_checkpoints([Signed.of(r) for r in rows], keys, head_id)
@@ -78,7 +79,7 @@ def audit_status(*, full: bool = False) -> AuditStatus:
             # Every exported head against every row: one query of a few columns a checkpoint
             # (hourly: 8,760 a year); their signatures were checked when first held.
             export_finding(None, _all_checkpoints(), keys, head_id),
-            evidence_finding(after=mark.through_id, through=head_id),
+            evidence.finding(),
         ],
     )
     newest = max((r.pk for r in rows), default=mark.checkpoints_through)

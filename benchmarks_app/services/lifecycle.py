@@ -31,16 +31,15 @@ from kernel.errors import Conflict, Forbidden, NotFound
 from worker.spec import ARMS, RunSpec
 
 
-def _audit(run: Run, worker: Worker, action: str, after: dict[str, Any], reason: str = "") -> None:
-    audit_record(
-        actor=Actor.worker(worker.name),
-        action=action,
-        obj_type="run",
-        obj_id=run.pk,
-        route=(run.spec or {}).get("route") or run.route.slug,  # the spec names it: no query
-        after={"attempt": run.attempt, "worker": worker.pk, **after},
-        reason=reason,
-    )
+def _by_worker(run: Run, worker: Worker, after: dict[str, Any]) -> dict[str, Any]:
+    """What every lifecycle event shares: the worker's actor, the run, its attempt."""
+    return {
+        "actor": Actor.worker(worker.name),
+        "obj_type": "run",
+        "obj_id": run.pk,
+        "route": (run.spec or {}).get("route") or run.route.slug,  # the spec names it: no query
+        "after": {"attempt": run.attempt, "worker": worker.pk, **after},
+    }
 
 
 def _locked(run_id: int) -> Run:
@@ -101,7 +100,7 @@ def run_start(*, run_id: int, worker: Worker, attempt: int) -> Run:
         run.progress_done = 0
         run.note("restarted", f"worker {worker.name} (#{worker.pk}) got the task again and starts over")
         run.save(update_fields=["progress_done", "history"])
-        _audit(run, worker, "run.restarted", {"state": run.state})
+        audit_record(action="run.restarted", **_by_worker(run, worker, {"state": run.state}))
         return run
     claimed = Run.objects.filter(pk=run.pk, state=RunState.QUEUED, attempt=attempt).update(
         state=RunState.RUNNING,
@@ -118,7 +117,7 @@ def run_start(*, run_id: int, worker: Worker, attempt: int) -> Run:
     run.refresh_from_db()
     run.note("started", f"on worker {worker.name} (#{worker.pk})")
     run.save(update_fields=["history"])
-    _audit(run, worker, "run.started", {"state": run.state, "queue": run.queue})
+    audit_record(action="run.started", **_by_worker(run, worker, {"state": run.state, "queue": run.queue}))
     return run
 
 
@@ -140,7 +139,7 @@ def run_progress(*, run_id: int, worker: Worker, attempt: int, done: int, total:
     run.save(update_fields=fields)
     boundary = _boundary_crossed(run, before)
     if boundary is not None:
-        _audit(run, worker, "run.progress", boundary)
+        audit_record(action="run.progress", **_by_worker(run, worker, boundary))
     return run
 
 
@@ -200,7 +199,11 @@ def run_fail(*, run_id: int, worker: Worker, attempt: int, kind: str, reason: st
     run.last_error = reason.strip()[:4000] or f"worker {worker.pk} reported {kind} without a reason"
     run.note(run.state, run.last_error)
     run.save(update_fields=["state", "finished_at", "worker", "last_error", "history"])
-    _audit(run, worker, "run.failed", {"state": run.state, "kind": kind}, reason=run.last_error)
+    audit_record(
+        action="run.failed",
+        reason=run.last_error,
+        **_by_worker(run, worker, {"state": run.state, "kind": kind}),
+    )
     announce_run_finished(run=run)
     return run
 
@@ -248,11 +251,7 @@ def run_result_submit(
     run.last_error = ""
     run.note("succeeded", f"result from worker {worker.name} (#{worker.pk})")
     run.save(update_fields=["state", "finished_at", "progress_done", "last_error", "history"])
-    _audit(
-        run,
-        worker,
-        "run.result_accepted",
-        {"state": run.state, "result": result.pk, "digest": f"sha256:{digest}"},
-    )
+    accepted = {"state": run.state, "result": result.pk, "digest": f"sha256:{digest}"}
+    audit_record(action="run.result_accepted", **_by_worker(run, worker, accepted))
     announce_run_finished(run=run)
     return result, True

@@ -64,7 +64,9 @@ def test_a_rewrite_with_a_blanked_key_id_is_a_break_on_gunicorn(
     assert f"checkpoint #{row.pk}" in body["detail"] and "the row names key ''" in body["detail"]
 
 
-def test_deleted_checkpoint_rows_are_a_break_on_gunicorn(server: LiveServer, keyed: Path, viewer: Any) -> None:
+def test_deleted_checkpoint_rows_are_a_break_on_gunicorn(
+    server: LiveServer, keyed: Path, viewer: Any
+) -> None:
     token = make_token(viewer, "viewer").key
     record(2)
     row, _ = checkpoint_create()  # committed: its head is in the server's file
@@ -79,10 +81,9 @@ def test_deleted_checkpoint_rows_are_a_break_on_gunicorn(server: LiveServer, key
 def test_a_scoped_token_is_told_its_own_routes_count_on_gunicorn(
     server: LiveServer, keyed: Path, viewer: Any
 ) -> None:
-    for n in range(2):
-        audit_record(actor=None, action="route.updated", obj_type="route", obj_id=n, route="support-chat")
-    for n in range(4):
-        audit_record(actor=None, action="route.updated", obj_type="route", obj_id=n, route="contract-summaries")
+    for route, n in (("support-chat", 2), ("contract-summaries", 4)):
+        for i in range(n):
+            audit_record(actor=None, action="route.updated", obj_type="route", obj_id=i, route=route)
     whole = _verify(server, make_token(viewer, "viewer").key)
     scoped = _verify(server, make_token(viewer, "viewer", routes=["support-chat"]).key)
     assert whole["events"] > scoped["events"]

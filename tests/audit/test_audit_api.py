@@ -40,6 +40,7 @@ def test_verify_answers_the_public_payload(events: None, viewer: Any) -> None:
         "first_broken": None,
         # Added by the signed checkpoints (tests/audit/test_checkpoints.py): none signed here.
         "problem": None,
+        "detail": None,
         "checkpoint": None,
         "intact_through": None,
     }

@@ -56,7 +56,7 @@ def test_a_result_with_another_seed_is_refused_naming_it(run: Run, outcome_templ
 def test_a_result_with_other_sampling_is_refused_naming_it(
     run: Run, outcome_template: dict[str, Any]
 ) -> None:
-    assert run.spec["sampling"] == {"temperature": 0.0}  # the contract allows greedy: the spec fixes it
+    assert run.spec["sampling"]["temperature"] == 0.0  # the contract allows greedy: the spec fixes it
     payload = _as_run(outcome_template, run)
     payload["baseline"]["sampling"] = {"temperature": 0.9, "top_p": 0.95}
     errors = _refused(_upload(run, payload))
@@ -70,8 +70,10 @@ def test_a_result_measured_on_another_workload_is_refused_naming_its_digest(
     the template's own result names no digest, so it is refused until it names the run's."""
     client = client_for(operator)
     body = upload(client, OPENAI, name="chat-lane", format="openai").json()
-    lane = {"dataset": body["dataset"], "concurrency": [1, 2], "requests_per_level": 3, "max_tokens": 8}
-    for doc in (chat_contract("builtin:chat"), chat_contract(body["dataset"])):
+    shape = {"concurrency": [1, 2], "requests_per_level": 3, "max_tokens": 8}
+    for dataset in ("builtin:chat", body["dataset"]):
+        doc = chat_contract(dataset)
+        lane = {**doc["measurement"]["workloads"]["chat"], **shape}
         doc = {**doc, "measurement": {**doc["measurement"], "workloads": {"chat": lane}}}
         assert upload_contract(client, doc).status_code == 201
     baseline, candidate = ContractVersion.objects.order_by("number")
