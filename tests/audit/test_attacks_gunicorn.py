@@ -43,15 +43,15 @@ def keyed(transactional_db: None, settings: Any, heads: Path) -> Path:
     return heads
 
 
-def _verify(server: LiveServer, token: str) -> dict[str, Any]:
+def _verify(server: LiveServer, token: str, query: str = "") -> dict[str, Any]:
     with server.client(token) as client:
-        response = client.get("/api/v1/audit/verify")
+        response = client.get(f"/api/v1/audit/verify{query}")
     assert response.status_code == 200, response.text
     return dict(response.json())
 
 
 def test_a_rewrite_with_a_blanked_key_id_is_a_break_on_gunicorn(
-    server: LiveServer, keyed: Path, viewer: Any
+    server: LiveServer, keyed: Path, viewer: Any, admin: Any
 ) -> None:
     token = make_token(viewer, "viewer").key
     record(3)
@@ -59,7 +59,14 @@ def test_a_rewrite_with_a_blanked_key_id_is_a_break_on_gunicorn(
     assert _verify(server, token)["valid"] is True
     rewrite(2, reason="rewritten")
     alter_checkpoints("UPDATE audit_app_auditcheckpoint SET key_id = '' WHERE id = %s", [row.pk])
+    # The exported head, signed, still names event 4's old hash: the rewrite is named there.
     body = _verify(server, token)
+    assert (body["valid"], body["problem"], body["first_broken"]) == (False, "rewritten", 4), body
+    assert "found by the head export" in body["detail"]
+    # Without the export, the row itself: the key that signed it is not the key it names
+    # (walked whole again: a broken answer stands until a full walk holds).
+    keyed.unlink()
+    body = _verify(server, make_token(admin, "admin").key, "?full=true")
     assert (body["valid"], body["problem"]) == (False, "forged_checkpoint"), body
     assert f"checkpoint #{row.pk}" in body["detail"] and "the row names key ''" in body["detail"]
 
