@@ -33,7 +33,18 @@ FAMILIES: dict[str, dict[str, bool]] = {
     "route": {"created": TRAIL_ONLY, "updated": TRAIL_ONLY},
     "contract": {"uploaded": TRAIL_ONLY},
     "workload": {"uploaded": TRAIL_ONLY, "restored": TRAIL_ONLY, "deleted": TRAIL_ONLY},
-    "run": {"create": TRAIL_ONLY, "cancel": TRAIL_ONLY},
+    # A run's life as its worker reports it (benchmarks_app/services/lifecycle.py), by the
+    # worker's actor: claimed, started over after a redelivery, each (level, arm) piece
+    # done, failed, its result accepted (with the result's digest).
+    "run": {
+        "create": TRAIL_ONLY,
+        "cancel": TRAIL_ONLY,
+        "started": TRAIL_ONLY,
+        "restarted": TRAIL_ONLY,
+        "progress": TRAIL_ONLY,
+        "failed": TRAIL_ONLY,
+        "result_accepted": TRAIL_ONLY,
+    },
     "worker": {
         "register": TRAIL_ONLY,
         "revoke": TRAIL_ONLY,

@@ -17,8 +17,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, TypedDict
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -27,9 +26,12 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from audit_app.chain import verify_chain
+from audit_app.evidence import Evidence
+from audit_app.heads import configured_heads, head_export
+from audit_app.holding import Finding, Held, Signed, hold_checkpoints, hold_export
 from audit_app.marks import mark_record_full
 from audit_app.models import AuditCheckpoint, AuditEvent
-from audit_app.signals import chain_failed
+from audit_app.signals import chain_failed, checkpoint_signed
 from audit_app.signing import (
     MESSAGE_PREFIX,
     checkpoint_message,
@@ -39,42 +41,13 @@ from audit_app.signing import (
     signature_valid,
     signing_key,
     verifying_key,
+    verifying_keys,
 )
 from kernel.errors import Conflict, DomainError
 
 log = logging.getLogger("specpact.audit")
 
 EXPORT_FORMAT = "specpact-audit-checkpoints/v1"
-
-
-@dataclass(frozen=True)
-class Signed:
-    """A checkpoint as the checks see it: a row, or an entry of an exported file."""
-
-    id: int | None
-    event_id: int
-    event_hash: str
-    signed_at: datetime
-    key_id: str
-    signature: str
-
-    @classmethod
-    def of(cls, row: AuditCheckpoint) -> Signed:
-        return cls(row.pk, row.event_id, row.event_hash, row.signed_at, row.key_id, row.signature)
-
-    def message(self) -> bytes:
-        return checkpoint_message(self.event_id, self.event_hash, self.signed_at)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "event_id": self.event_id,
-            "event_hash": self.event_hash,
-            "signed_at": self.signed_at.astimezone(UTC).isoformat(),  # as in the message
-            "key_id": self.key_id,
-            "signature": self.signature,
-            "message": self.message().decode(),
-        }
 
 
 class ChainChecked(TypedDict):
@@ -93,8 +66,12 @@ class ChainChecked(TypedDict):
 class AuditStatus(TypedDict):
     """`GET audit/verify`: DESIGN §8's three fields, then what the checkpoints add.
     problem: null, `broken_link` (the walk), `rewritten` (an event's hash is not the one
-    a checkpoint signed), `truncated` (a checkpoint names an event past the head), or
-    `forged_checkpoint` (a checkpoint under this key whose signature does not verify).
+    a checkpoint signed), `truncated` (a checkpoint names an event past the head),
+    `forged_checkpoint` (a checkpoint whose signature verifies under none of the
+    configured keys, or whose key id was changed), `checkpoint_missing` (a head exported
+    off the database that its rows no longer hold), or `result_changed` (a result the gate
+    judged no longer has the digest its `release.gate_completed` event recorded). detail:
+    the break in words (which checkpoint or event, and why), or null.
     checkpoint: the one that caught it, else the latest that still holds. intact_through:
     the last event a checkpoint still vouches for before anything broken. checked: what
     was hashed for this answer, and when the whole chain last was."""
@@ -103,78 +80,83 @@ class AuditStatus(TypedDict):
     events: int
     first_broken: int | None
     problem: str | None
+    detail: str | None
     checkpoint: dict[str, Any] | None
     intact_through: int | None
     checked: ChainChecked
 
 
-@dataclass
-class Held:
-    matched: list[Signed]  # trusted checkpoints whose event still has the signed hash, in order
-    problem: str | None = None
-    first_broken: int | None = None
-    culprit: Signed | None = None
-
-
-def hold_checkpoints(checkpoints: Iterable[Signed], public: Ed25519PublicKey | None, head_id: int) -> Held:
-    """Checkpoints under another key are not trusted (rotated away, or planted): skipped."""
-    kid = key_id(public) if public is not None else None
-    trusted: list[Signed] = []
-    forged: Signed | None = None
-    for cp in sorted(checkpoints, key=lambda c: (c.event_id, c.signed_at)):
-        if public is None or cp.key_id != kid:
-            continue
-        if signature_valid(public, cp.message(), cp.signature):
-            trusted.append(cp)
-        elif forged is None:
-            forged = cp
-    hashes = dict(AuditEvent.objects.filter(id__in={c.event_id for c in trusted}).values_list("id", "hash"))
-    held = Held(matched=[])
-    for cp in trusted:
-        if cp.event_id > head_id:
-            held.problem, held.first_broken, held.culprit = "truncated", head_id + 1, cp
-            return held
-        if hashes.get(cp.event_id) != cp.event_hash:
-            held.problem, held.first_broken, held.culprit = "rewritten", cp.event_id, cp
-            return held
-        held.matched.append(cp)
-    if forged is not None:
-        held.problem, held.culprit = "forged_checkpoint", forged
-    return held
-
-
-def compose_status(*, events: int, walk_broken: int | None, held: Held, checked: ChainChecked) -> AuditStatus:
-    """The walk's first broken link and the checkpoints' findings as one answer: whichever
-    break comes first is the one named."""
-    problem, first_broken, culprit = held.problem, held.first_broken, held.culprit
-    if walk_broken is not None and (first_broken is None or walk_broken <= first_broken):
-        problem, first_broken, culprit = "broken_link", walk_broken, None
+def compose_status(
+    *,
+    events: int,
+    walk_broken: int | None,
+    held: Held,
+    checked: ChainChecked,
+    more: Iterable[Finding | None] = (),
+) -> AuditStatus:
+    """The walk's first broken link, the checkpoints' findings and `more` (the head export's,
+    the evidence checks') as one answer: the break at the earliest event is the one named;
+    one that names no event (a forged or missing checkpoint) only when nothing else broke."""
+    found = [f for f in (held.finding, *more) if f is not None]
+    if walk_broken is not None:
+        found.append(Finding("broken_link", walk_broken))
+    first = min(
+        found,
+        key=lambda f: (f.first_broken is None, f.first_broken or 0, f.problem != "broken_link"),
+        default=None,
+    )
+    first_broken = first.first_broken if first else None
     vouched = [c for c in held.matched if first_broken is None or c.event_id < first_broken]
-    shown = culprit or (vouched[-1] if vouched else None)
+    shown = (first.culprit if first else None) or (vouched[-1] if vouched else None)
     status: AuditStatus = {
-        "valid": problem is None,
+        "valid": first is None,
         "events": events,
         "first_broken": first_broken,
-        "problem": problem,
+        "problem": first.problem if first else None,
+        "detail": first.detail if first else None,
         "checkpoint": shown.as_dict() if shown else None,
         "intact_through": vouched[-1].event_id if vouched else None,
         "checked": checked,
     }
-    if problem is not None:
+    if first is not None:
         chain_failed.send(sender=AuditEvent, status=dict(status))
     return status
 
 
-def verify_audit(*, extra: Sequence[Signed] = (), public: Ed25519PublicKey | None = None) -> AuditStatus:
+def export_finding(
+    against: Sequence[Signed] | None, rows: Iterable[Signed], keys: Sequence[Ed25519PublicKey], head_id: int
+) -> Finding | None:
+    """The head export (`against`, else the configured file) held to the checkpoint rows."""
+    if against is None:
+        try:
+            against = configured_heads()
+        except ValueError as exc:
+            return Finding("checkpoint_missing", None, None, f"the head export can't be read: {exc}")
+    if not against:
+        return None
+    return hold_export(against, rows, keys, head_id)
+
+
+def verify_audit(
+    *,
+    extra: Sequence[Signed] = (),
+    public: Ed25519PublicKey | None = None,
+    against: Sequence[Signed] | None = None,
+) -> AuditStatus:
     """The full walk, then every checkpoint (the stored ones and `extra`, e.g. from an
-    exported file) checked against the chain. `public` defaults to the signing key's.
-    The server's own view (no `extra`, its own key) is recorded on the mark
-    (audit_app/marks.py), which later loads walk on from."""
+    exported file) checked against the chain, the head export (`against`, else
+    AUDIT_HEAD_EXPORT_FILE's) against the checkpoint rows, and the evidence events name
+    (audit_app/evidence.py) against what it names. `public` replaces the configured keys
+    (signing key and AUDIT_VERIFY_KEYS). The server's own view (no `extra`, `public` or
+    `against`) is recorded on the mark (audit_app/marks.py), which later loads walk on from."""
     head = AuditEvent.objects.order_by("-id").values_list("id", "hash").first()
     head_id = head[0] if head else 0
-    chain = verify_chain(through=head_id)
+    evidence = Evidence()
+    chain = verify_chain(through=head_id, visit=evidence.visit)
+    keys = [public] if public is not None else verifying_keys()
     rows = list(AuditCheckpoint.objects.all())
-    held = hold_checkpoints([*map(Signed.of, rows), *extra], public or verifying_key(), head_id)
+    stored = [Signed.of(r) for r in rows]
+    held = hold_checkpoints([*stored, *extra], keys, head_id)
     now = timezone.now()
     checked: ChainChecked = {
         "scope": "full",
@@ -185,9 +167,16 @@ def verify_audit(*, extra: Sequence[Signed] = (), public: Ed25519PublicKey | Non
         "full_through": head_id,
     }
     status = compose_status(
-        events=chain["events"], walk_broken=chain["first_broken"], held=held, checked=checked
+        events=chain["events"],
+        walk_broken=chain["first_broken"],
+        held=held,
+        checked=checked,
+        more=[
+            export_finding(against, stored, keys, head_id),
+            evidence.finding(),
+        ],
     )
-    if not extra and public is None:
+    if not extra and public is None and against is None:
         mark_record_full(
             status=dict(status),
             through=head,
@@ -215,13 +204,23 @@ def describe(status: AuditStatus) -> str:
         case "rewritten":
             return (
                 f"{signed} with another hash: the chain was rewritten at or before event "
-                f"#{status['first_broken']}{after} and the later hashes recomputed."
+                f"#{status['first_broken']}{after} and the later hashes recomputed{_also(status)}."
             )
         case "truncated":
             gone = int(status["first_broken"] or 0)
-            return f"{signed}, but the chain ends at #{gone - 1}: the events from #{gone} on were deleted."
+            return (
+                f"{signed}, but the chain ends at #{gone - 1}: the events from #{gone} on were "
+                f"deleted{_also(status)}."
+            )
+        case "forged_checkpoint":
+            return f"{status.get('detail') or signed}: the checkpoint was forged or altered."
         case _:
-            return f"{signed}, but its signature does not verify: the checkpoint was forged or altered."
+            return str(status.get("detail") or status["problem"])
+
+
+def _also(status: AuditStatus) -> str:
+    detail = status.get("detail")  # a status stored on the mark before `detail` existed has none
+    return f" ({detail})" if detail else ""
 
 
 def _latest_holding(public: Ed25519PublicKey) -> AuditCheckpoint | None:
@@ -273,6 +272,9 @@ def checkpoint_create(*, now: datetime | None = None) -> tuple[AuditCheckpoint |
     except IntegrityError:  # a concurrent run signed the same head
         return AuditCheckpoint.objects.get(key_id=fields["key_id"], event_id=head[0]), False
     log.info("audit: checkpoint #%s signed event #%s (key %s)", row.pk, row.event_id, row.key_id)
+    signed = Signed.of(row)
+    checkpoint_signed.send(sender=AuditCheckpoint, checkpoint=signed.as_dict())
+    transaction.on_commit(lambda: head_export(signed))
     return row, True
 
 

@@ -5,7 +5,11 @@
   or roll back with it. webhooks_app writes its outbox rows here.
 - `chain_failed(status=dict)` is sent whenever a verification of the chain finds it broken
   (`verify_audit`: the API, the page, the command, the hourly checkpoint), with
-  verify_audit's answer."""
+  verify_audit's answer.
+- `checkpoint_signed(checkpoint=dict)` is sent by `checkpoint_create` inside the
+  transaction that stored a new checkpoint, with the head as exported
+  (audit_app/heads.py): webhooks_app writes an `audit.checkpoint_signed` delivery, a copy
+  of the head off the database."""
 
 from __future__ import annotations
 
@@ -13,3 +17,4 @@ from django.dispatch import Signal
 
 event_recorded = Signal()
 chain_failed = Signal()
+checkpoint_signed = Signal()

@@ -14,6 +14,7 @@ import binascii
 import hashlib
 import logging
 import os
+import re
 from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
@@ -117,6 +118,34 @@ def signing_key() -> Ed25519PrivateKey | None:
     """The configured key; in DEBUG without one, the development key (made on first use);
     None when there is none (production without a key: checkpoints are off)."""
     return _key_for(settings.AUDIT_SIGNING_KEY, settings.AUDIT_DEV_SIGNING_KEY_FILE)
+
+
+@lru_cache(maxsize=4)
+def _retired(configured: str) -> tuple[Ed25519PublicKey, ...]:
+    blocks = re.findall(r"-----BEGIN PUBLIC KEY-----.+?-----END PUBLIC KEY-----", configured, flags=re.S)
+    if configured.strip() and not blocks:
+        raise ImproperlyConfigured("AUDIT_VERIFY_KEYS holds no PEM public key (-----BEGIN PUBLIC KEY-----)")
+    keys = []
+    for n, block in enumerate(blocks):
+        try:
+            keys.append(load_public_pem(block))
+        except ValueError as exc:
+            raise ImproperlyConfigured(f"AUDIT_VERIFY_KEYS key {n + 1}: {exc}") from None
+    return tuple(keys)
+
+
+def verifying_keys() -> list[Ed25519PublicKey]:
+    """Every key a checkpoint may be signed with: the signing key's public half, then the
+    retired ones (settings.AUDIT_VERIFY_KEYS). Only these are trusted, never the key id a
+    checkpoint row names: that row is what an attacker can write."""
+    current = verifying_key()
+    keys = [current] if current is not None else []
+    ids = {key_id(k) for k in keys}
+    for key in _retired(settings.AUDIT_VERIFY_KEYS):
+        if key_id(key) not in ids:
+            keys.append(key)
+            ids.add(key_id(key))
+    return keys
 
 
 def verifying_key() -> Ed25519PublicKey | None:

@@ -11,7 +11,7 @@ from audit_app.checkpoints import describe
 from audit_app.filtersets import AuditEventFilterSet
 from audit_app.links import object_url
 from audit_app.models import AuditEvent
-from audit_app.selectors import audit_events
+from audit_app.selectors import audit_events, status_for_scope
 from audit_app.verification import audit_status
 from kernel.filtersets import page_filter_query, page_queryset
 
@@ -33,7 +33,7 @@ def audit_page(request: HttpRequest) -> HttpResponse:
     page = paginator.get_page(request.GET.get("page"))
     for event in page.object_list:
         event.link = object_url(event.object_type, str(event.object_id))
-    chain = audit_status()
+    chain = status_for_scope(audit_status(), scope)
     return render(
         request,
         "audit/audit_log.html",

@@ -1,7 +1,10 @@
 """Is an uploaded result possible for this run? The harness's own models check each arm's
 numbers (non-negative latencies, chunk sums, aggregates that match their requests, no more
 tokens than max_tokens); here the result is also held against the run's specification:
-the same run and attempt, every (level, arm) once, the levels and limits it was sent.
+the same run and attempt, every (level, arm) once, the levels and limits it was sent, and
+what it was measured with: the spec's seed, its sampling (when the spec fixes one; null
+leaves it to the lane's workload) and its registered workload's digest (when it names one).
+A result measured on other prompts or settings is not evidence for this run.
 
 The upload is checked one request at a time (`worker.spec.validate_outcome_stream`): a
 result of 100,000 requests is never held as models, only as its parsed JSON."""
@@ -46,8 +49,31 @@ def check_outcome(*, run: Run, attempt: int, payload: dict[str, Any]) -> Checked
     return outcome
 
 
-def _check_arm(spec: RunSpec, arm: str, result: BenchHeader) -> list[FieldError]:
+def _measured_as_specified(spec: RunSpec, arm: str, result: BenchHeader) -> list[FieldError]:
+    """The worker copies these from the spec (worker/agent/execute.py `_plan`,
+    `_whole_workload`; worker/harness/runner.py `run_benchmark`)."""
     errors = []
+    if result.seed != spec.seed:
+        errors.append(FieldError(f"{arm}.seed", f"is {result.seed}, the run's seed is {spec.seed}"))
+    if spec.sampling is not None and result.sampling.model_dump() != spec.sampling.model_dump():
+        errors.append(
+            FieldError(
+                f"{arm}.sampling",
+                f"is {result.sampling.model_dump()}, the run's sampling is {spec.sampling.model_dump()}",
+            )
+        )
+    if spec.workload.digest is not None and result.workload.digest != spec.workload.digest:
+        errors.append(
+            FieldError(
+                f"{arm}.workload.digest",
+                f"is {result.workload.digest!r}, the run's workload is {spec.workload.digest}",
+            )
+        )
+    return errors
+
+
+def _check_arm(spec: RunSpec, arm: str, result: BenchHeader) -> list[FieldError]:
+    errors = _measured_as_specified(spec, arm, result)
     if result.max_tokens != spec.max_tokens:
         errors.append(
             FieldError(f"{arm}.max_tokens", f"is {result.max_tokens}, the run asked for {spec.max_tokens}")

@@ -10,6 +10,7 @@ from django.db.models import QuerySet
 from benchmarks_app.aggregates import aggregate_result
 from benchmarks_app.choices import ACTIVE_STATES, RunState
 from benchmarks_app.models import Run, RunResult, Worker
+from benchmarks_app.result_digest import result_digest
 from benchmarks_app.worker_fit import waiting_reason
 from kernel.errors import NotFound
 
@@ -90,6 +91,27 @@ class ReleaseGateInput:
     def arm_aggregates(self, arm: str) -> dict[str, list[dict[str, Any]]]:
         """lane → `arm`'s level aggregates (the release page's figures)."""
         return {lane: arms[arm] for lane, arms in self.aggregates.items()}
+
+    def judged(self) -> list[dict[str, Any]]:
+        """What the gate judges, one entry per result in `harness`: run, lane, result and
+        the digest of the result as stored and read (`results_digests` recomputes it)."""
+        return [
+            {
+                "run": r.pk,
+                "lane": r.lane,
+                "result": r.result.pk,
+                "digest": "sha256:" + result_digest(r.result.payload),
+            }
+            for r in self.runs
+            if _succeeded(r) and self.harness.get(r.lane) is r.result.payload
+        ]
+
+
+def results_digests(run_ids: list[int]) -> dict[int, str]:
+    """run id → `sha256:` digest of its stored result, as `ReleaseGateInput.judged` takes it;
+    the results are read one at a time (each may hold 100,000 requests)."""
+    rows = RunResult.objects.filter(run_id__in=run_ids).values_list("run_id", "payload")
+    return {run_id: "sha256:" + result_digest(payload) for run_id, payload in rows.iterator(chunk_size=1)}
 
 
 def release_gate_input(

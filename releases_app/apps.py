@@ -6,4 +6,6 @@ class ReleasesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from releases_app import receivers  # noqa: F401  (connects them)
+        from releases_app import evidence, receivers  # noqa: F401  (receivers: connects them)
+
+        evidence.register()

@@ -322,6 +322,15 @@ RUN_SWEEP_INTERVAL_S = env_int("RUN_SWEEP_INTERVAL_S", 15)
 # AUDIT_DEV_SIGNING_KEY_FILE (under var/, and the log says so); with DEBUG off, none is.
 AUDIT_SIGNING_KEY = env_str("AUDIT_SIGNING_KEY", "") or ""
 AUDIT_DEV_SIGNING_KEY_FILE = str(VAR_DIR / "audit-signing-key.pem") if DEBUG else ""
+# The public keys that verify checkpoints besides the signing key's own: keys rotated
+# away (PEM SubjectPublicKeyInfo blocks, one after another), from AUDIT_VERIFY_KEYS or the
+# file AUDIT_VERIFY_KEYS_FILE names. A checkpoint's stored key id is never trusted: its
+# signature must verify under one of these or the signing key, else it is a break.
+AUDIT_VERIFY_KEYS = env_str("AUDIT_VERIFY_KEYS", "") or ""
+# Where each signed checkpoint's head is appended as one JSON line (fsync'd), off the
+# database: `verify_audit --against FILE` and `audit/verify` hold the database to it, so
+# deleted checkpoint rows show. Empty: not written (the log line and the webhook still are).
+AUDIT_HEAD_EXPORT_FILE = env_str("AUDIT_HEAD_EXPORT_FILE", "") or ""
 # How long an Idempotency-Key's answer is kept (kernel/api/idempotency.py), and how
 # often beat purges the expired ones.
 IDEMPOTENCY_KEY_TTL_S = env_int("IDEMPOTENCY_KEY_TTL_S", 24 * 3600)

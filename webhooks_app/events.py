@@ -5,8 +5,9 @@ state changes are the release transition table's actions (releases_app/choices.p
 `release.benchmark_started`, `release.gate_completed` — the gate's verdict, in
 `after.gate_verdict` — `release.approved`, …), the other events are the audit actions
 that audit_app/actions.py marks as webhook events (`release.proposed`, `endpoint.created`,
-`drift.state_changed`, `acceptance.alert_raised`, …), and `audit.chain_failed` is sent when
-the audit chain stops verifying."""
+`drift.state_changed`, `acceptance.alert_raised`, …), `audit.chain_failed` is sent when
+the audit chain stops verifying, and `audit.checkpoint_signed` with each signed checkpoint's
+head (a copy off the database: audit_app/heads.py)."""
 
 from __future__ import annotations
 
@@ -16,17 +17,20 @@ from audit_app.actions import WEBHOOK_ACTIONS
 from releases_app.choices import TRANSITIONS
 
 CHAIN_FAILED = "audit.chain_failed"
+CHECKPOINT_SIGNED = "audit.checkpoint_signed"
+# The audit trail's own events: not actions in the trail, so named one by one, no family.
+_AUDIT_EVENTS = (CHAIN_FAILED, CHECKPOINT_SIGNED)
 _STATE_EVENTS = tuple(t.action for t in TRANSITIONS.values())
 _OTHERS = tuple(a for a in WEBHOOK_ACTIONS if a not in _STATE_EVENTS)
 KNOWN_EVENTS: tuple[str, ...] = (
     *(a for a in _OTHERS if a.startswith("release.")),
     *_STATE_EVENTS,
     *(a for a in _OTHERS if not a.startswith("release.")),
-    CHAIN_FAILED,
+    *_AUDIT_EVENTS,
 )
 _EVENTS = frozenset(KNOWN_EVENTS)
 # The families a subscription may name as `family.*`: those with an event in them.
-FAMILIES = tuple(dict.fromkeys(e.split(".", 1)[0] + "." for e in KNOWN_EVENTS if e != CHAIN_FAILED))
+FAMILIES = tuple(dict.fromkeys(e.split(".", 1)[0] + "." for e in KNOWN_EVENTS if e not in _AUDIT_EVENTS))
 
 
 def is_webhook_event(action: str) -> bool:
@@ -36,7 +40,7 @@ def is_webhook_event(action: str) -> bool:
 def pattern_problem(pattern: str) -> str | None:
     """Why `pattern` can't be subscribed to, or None: an event name of a known family,
     `family.*`, or `*`."""
-    if pattern == "*" or pattern == CHAIN_FAILED:
+    if pattern == "*" or pattern in _AUDIT_EVENTS:
         return None
     if pattern.endswith(".*"):
         family = pattern[:-1]

@@ -8,9 +8,9 @@ from typing import Any
 
 from django.dispatch import receiver
 
-from audit_app.models import AuditEvent
-from audit_app.signals import chain_failed, event_recorded
-from webhooks_app.events import CHAIN_FAILED, is_webhook_event
+from audit_app.models import AuditCheckpoint, AuditEvent
+from audit_app.signals import chain_failed, checkpoint_signed, event_recorded
+from webhooks_app.events import CHAIN_FAILED, CHECKPOINT_SIGNED, is_webhook_event
 from webhooks_app.services import deliveries_write
 
 
@@ -43,4 +43,16 @@ def on_chain_failed(sender: Any, status: dict[str, Any], **kwargs: Any) -> None:
         event_key=f"chain:{status.get('problem')}:{status.get('first_broken')}",
         route="",
         data={"verify": status},
+    )
+
+
+@receiver(checkpoint_signed, sender=AuditCheckpoint, dispatch_uid="webhooks-checkpoint-signed")
+def on_checkpoint_signed(sender: Any, checkpoint: dict[str, Any], **kwargs: Any) -> None:
+    # The signed head, delivered off the database: a receiver that keeps them can tell
+    # when checkpoint rows were deleted (docs/audit-checkpoints.md).
+    deliveries_write(
+        event=CHECKPOINT_SIGNED,
+        event_key=f"checkpoint:{checkpoint['id']}",
+        route="",
+        data={"checkpoint": checkpoint},
     )

@@ -65,12 +65,26 @@ class ChainCheckedSerializer(serializers.Serializer[Any]):
 
 class ChainStatusSerializer(serializers.Serializer[Any]):
     valid = serializers.BooleanField()
-    events = serializers.IntegerField()
+    events = serializers.IntegerField(
+        help_text="events in the chain; for a route-scoped token, only those of its routes"
+    )
     first_broken = serializers.IntegerField(allow_null=True)
     problem = serializers.ChoiceField(
-        choices=["broken_link", "rewritten", "truncated", "forged_checkpoint"],
+        choices=[
+            "broken_link",
+            "rewritten",
+            "truncated",
+            "forged_checkpoint",
+            "checkpoint_missing",
+            "result_changed",
+        ],
         allow_null=True,
-        help_text="what broke: the walk (broken_link), or the chain against a signed checkpoint",
+        help_text="what broke: the walk (broken_link), the chain against a signed checkpoint, a checkpoint "
+        "whose signature no configured key verifies, a head exported off the database that its rows no "
+        "longer hold, or a result the gate judged that no longer has the digest it recorded",
+    )
+    detail = serializers.CharField(
+        allow_null=True, help_text="the break in words: which checkpoint or event, and why"
     )
     checkpoint = CheckpointSerializer(
         allow_null=True, help_text="the checkpoint that caught it, else the latest that still holds"

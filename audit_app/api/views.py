@@ -17,7 +17,7 @@ from audit_app.api.serializers import (
 )
 from audit_app.filtersets import AuditEventFilterSet
 from audit_app.models import AuditCheckpoint, AuditEvent
-from audit_app.selectors import audit_events
+from audit_app.selectors import audit_events, status_for_scope
 from audit_app.signing import key_id, public_pem, verifying_key
 from audit_app.verification import audit_status
 from kernel.api.pagination import NewestFirstCursorPagination, paginate, paginate_by_cursor
@@ -67,7 +67,7 @@ class AuditVerifyApi(APIView):
         full = FLAGS[raw]
         if full:
             require_role(request, "admin")
-        return Response(audit_status(full=full))
+        return Response(status_for_scope(audit_status(full=full), routes_in_scope(request)))
 
 
 class AuditCheckpointListApi(GenericAPIView[AuditCheckpoint]):

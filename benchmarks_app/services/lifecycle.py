@@ -3,25 +3,43 @@
 Every call names the attempt it is about. A message redelivered after the run moved on
 (finished, cancelled, requeued as a new attempt) is answered 409 with a code the worker
 reads as "drop it quietly": nothing is counted twice.
+
+Each step is an audit event by the worker's actor (`worker:<name>`), in the step's own
+transaction: `run.started` (or `run.restarted`), `run.progress` at each (level, arm)
+boundary, `run.failed`, `run.result_accepted` with the result's digest. Progress is
+audited at the boundaries only, not at every report: a worker reports about twice a
+second, every audit event takes the chain's one lock (audit_app/services.py), and the
+boundaries are what say which arm ran which level when.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-from collections.abc import Iterator
 from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from audit_app.actors import Actor
+from audit_app.services import audit_record
 from benchmarks_app.aggregates import aggregate_result
 from benchmarks_app.choices import FINISHED_STATES, FailureKind, RunState
 from benchmarks_app.models import Run, RunResult, Worker
+from benchmarks_app.result_digest import result_digest
 from benchmarks_app.results_check import check_outcome
 from benchmarks_app.signals import announce_run_finished
 from kernel.errors import Conflict, Forbidden, NotFound
-from worker.spec import ARMS
+from worker.spec import ARMS, RunSpec
+
+
+def _by_worker(run: Run, worker: Worker, after: dict[str, Any]) -> dict[str, Any]:
+    """What every lifecycle event shares: the worker's actor, the run, its attempt."""
+    return {
+        "actor": Actor.worker(worker.name),
+        "obj_type": "run",
+        "obj_id": run.pk,
+        "route": (run.spec or {}).get("route") or run.route.slug,  # the spec names it: no query
+        "after": {"attempt": run.attempt, "worker": worker.pk, **after},
+    }
 
 
 def _locked(run_id: int) -> Run:
@@ -82,6 +100,7 @@ def run_start(*, run_id: int, worker: Worker, attempt: int) -> Run:
         run.progress_done = 0
         run.note("restarted", f"worker {worker.name} (#{worker.pk}) got the task again and starts over")
         run.save(update_fields=["progress_done", "history"])
+        audit_record(action="run.restarted", **_by_worker(run, worker, {"state": run.state}))
         return run
     claimed = Run.objects.filter(pk=run.pk, state=RunState.QUEUED, attempt=attempt).update(
         state=RunState.RUNNING,
@@ -98,6 +117,7 @@ def run_start(*, run_id: int, worker: Worker, attempt: int) -> Run:
     run.refresh_from_db()
     run.note("started", f"on worker {worker.name} (#{worker.pk})")
     run.save(update_fields=["history"])
+    audit_record(action="run.started", **_by_worker(run, worker, {"state": run.state, "queue": run.queue}))
     return run
 
 
@@ -109,6 +129,7 @@ def run_progress(*, run_id: int, worker: Worker, attempt: int, done: int, total:
     _finished(run)  # a cancelled run answers 409 run_finished: the worker stops
     if run.state != RunState.RUNNING:
         raise Conflict(f"run {run.pk} has not been started", code="not_started")
+    before = run.progress_done
     run.progress_total = max(total, run.progress_total, 1)
     run.progress_done = min(max(done, 0), run.progress_total)
     fields = ["progress_done", "progress_total"]
@@ -116,7 +137,33 @@ def run_progress(*, run_id: int, worker: Worker, attempt: int, done: int, total:
         run.phase, run.phase_since = phase, timezone.now()
         fields += ["phase", "phase_since"]
     run.save(update_fields=fields)
+    boundary = _boundary_crossed(run, before)
+    if boundary is not None:
+        audit_record(action="run.progress", **_by_worker(run, worker, boundary))
     return run
+
+
+def _boundary_crossed(run: Run, before: int) -> dict[str, Any] | None:
+    """The (level, arm) pieces completed when progress went from `before` to the run's
+    count, if that crossed a piece's end: the worker counts each piece's requests
+    (worker/agent/execute.py `execute`), so a piece ends at each multiple of
+    requests_per_level, in the spec's order."""
+    spec = run.spec or {}
+    per_piece = int((spec.get("load") or {}).get("requests_per_level") or 0)
+    if per_piece <= 0 or run.progress_done // per_piece <= before // per_piece:
+        return None
+    order = RunSpec.model_validate(spec).order()
+    pieces = min(run.progress_done // per_piece, len(order))
+    last, upcoming = order[pieces - 1], (order[pieces] if pieces < len(order) else None)
+    return {
+        "done": run.progress_done,
+        "total": run.progress_total,
+        "pieces_done": pieces,
+        "pieces": len(order),
+        "finished": {"level_index": last[0], "arm": last[1]},
+        "next": {"level_index": upcoming[0], "arm": upcoming[1]} if upcoming else None,
+        "phase": run.phase,
+    }
 
 
 def run_workload_check(*, run_id: int, worker: Worker, attempt: int) -> Run:
@@ -152,41 +199,13 @@ def run_fail(*, run_id: int, worker: Worker, attempt: int, kind: str, reason: st
     run.last_error = reason.strip()[:4000] or f"worker {worker.pk} reported {kind} without a reason"
     run.note(run.state, run.last_error)
     run.save(update_fields=["state", "finished_at", "worker", "last_error", "history"])
+    audit_record(
+        action="run.failed",
+        reason=run.last_error,
+        **_by_worker(run, worker, {"state": run.state, "kind": kind}),
+    )
     announce_run_finished(run=run)
     return run
-
-
-def _holds_lists_of_containers(value: dict[str, Any]) -> bool:
-    return any(isinstance(v, list) and any(isinstance(x, dict | list) for x in v) for v in value.values())
-
-
-def _canonical_parts(value: Any) -> Iterator[str]:
-    """`json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)` in
-    pieces: the result and its levels are walked, each request (and anything else without
-    a list of containers inside) is encoded whole, so a result of any size is hashed
-    without its whole text in memory."""
-    if isinstance(value, dict) and _holds_lists_of_containers(value):
-        yield "{"
-        for n, key in enumerate(sorted(value)):
-            yield ("," if n else "") + json.dumps(key, ensure_ascii=False) + ":"
-            yield from _canonical_parts(value[key])
-        yield "}"
-    elif isinstance(value, list) and any(isinstance(v, dict | list) for v in value):
-        yield "["
-        for n, item in enumerate(value):
-            if n:
-                yield ","
-            yield from _canonical_parts(item)
-        yield "]"
-    else:
-        yield json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def _digest(payload: dict[str, Any]) -> str:
-    hasher = hashlib.sha256()
-    for part in _canonical_parts(payload):
-        hasher.update(part.encode())
-    return hasher.hexdigest()
 
 
 @transaction.atomic
@@ -202,7 +221,7 @@ def run_result_submit(
         if run.worker_id is None:
             raise Conflict(f"run {run.pk} has not been started", code="not_started")
         raise Forbidden(f"run {run.pk} belongs to worker {run.worker_id}, not to worker {worker.pk}")
-    digest = _digest(payload)
+    digest = result_digest(payload)
     existing = RunResult.objects.filter(run=run).first()
     if existing is not None:
         if existing.attempt == attempt and existing.digest == digest:
@@ -232,5 +251,7 @@ def run_result_submit(
     run.last_error = ""
     run.note("succeeded", f"result from worker {worker.name} (#{worker.pk})")
     run.save(update_fields=["state", "finished_at", "progress_done", "last_error", "history"])
+    accepted = {"state": run.state, "result": result.pk, "digest": f"sha256:{digest}"}
+    audit_record(action="run.result_accepted", **_by_worker(run, worker, accepted))
     announce_run_finished(run=run)
     return result, True

@@ -96,7 +96,9 @@ def release_conclude(*, release_id: int) -> str:
                 release=release, reason=f"the gate could not evaluate the results: {exc}", actor=system
             )
             return f"release {release_id} failed in the gate"
-        release_gate_complete(release=release, verdict=verdict, gate_result=gate_result, actor=system)
+        release_gate_complete(
+            release=release, verdict=verdict, gate_result=gate_result, judged=inputs.judged(), actor=system
+        )
         return f"release {release_id}: gate {verdict}"
 
 

@@ -179,10 +179,13 @@ def release_gate_complete(
     release: Release | int,
     verdict: str,
     gate_result: dict[str, Any] | None = None,
+    judged: list[dict[str, Any]] | None = None,
     actor: Actor | Any = None,
 ) -> Release:
     """The gate's verdict is in: the release is ready for review. A failed gate stays
-    reviewable, but approving it then needs an override."""
+    reviewable, but approving it then needs an override. `judged`: the results the verdict
+    rests on, each with its digest (`ReleaseGateInput.judged`), recorded in the event's
+    `after` so that `verify_audit` can tell when one was swapped (releases_app/evidence.py)."""
     if verdict not in GateVerdict.values:
         raise DomainError(
             "The request is invalid; see errors.",
@@ -195,6 +198,7 @@ def release_gate_complete(
             locked,
             "complete_gate",
             actor=who,
+            extra_after={"judged": judged} if judged is not None else None,
             gate_verdict=verdict,
             gate_result=gate_result,
         )

@@ -85,3 +85,22 @@ def delete_checkpoints() -> None:
         "audit_checkpoint_append_only",
         [("DELETE FROM audit_app_auditcheckpoint", [])],
     )
+
+
+def alter_checkpoints(sql: str, params: list[Any]) -> None:
+    """An UPDATE of the checkpoint rows with their trigger off, as a superuser can."""
+    _with_trigger_off("audit_app_auditcheckpoint", "audit_checkpoint_append_only", [(sql, params)])
+
+
+def verify_command(*args: str) -> tuple[int, str]:
+    """`manage.py verify_audit …`: (exit code, what it wrote)."""
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    out, err = StringIO(), StringIO()
+    try:
+        call_command("verify_audit", *args, stdout=out, stderr=err)
+    except SystemExit as exit_info:
+        return int(exit_info.code or 0), err.getvalue()
+    return 0, out.getvalue()

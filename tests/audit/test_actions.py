@@ -8,7 +8,13 @@ from pathlib import Path
 
 from audit_app.actions import ACTIONS, FAMILIES, WEBHOOK_ACTIONS
 from releases_app.choices import TRANSITIONS
-from webhooks_app.events import CHAIN_FAILED, KNOWN_EVENTS, is_webhook_event, pattern_problem
+from webhooks_app.events import (
+    CHAIN_FAILED,
+    CHECKPOINT_SIGNED,
+    KNOWN_EVENTS,
+    is_webhook_event,
+    pattern_problem,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("specpact", "accounts_app", "audit_app", "contracts_app", "workloads_app", "releases_app",
@@ -59,9 +65,9 @@ def test_each_action_belongs_to_its_family() -> None:
     assert transitions.isdisjoint(ACTIONS)
 
 
-def test_webhook_events_are_the_transitions_the_marked_actions_and_the_chain_failing() -> None:
+def test_webhook_events_are_the_transitions_the_marked_actions_and_the_audit_trails_own() -> None:
     transitions = {t.action for t in TRANSITIONS.values()}
-    assert set(KNOWN_EVENTS) == transitions | set(WEBHOOK_ACTIONS) | {CHAIN_FAILED}
+    assert set(KNOWN_EVENTS) == transitions | set(WEBHOOK_ACTIONS) | {CHAIN_FAILED, CHECKPOINT_SIGNED}
     assert len(KNOWN_EVENTS) == len(set(KNOWN_EVENTS))
     assert all(is_webhook_event(e) for e in KNOWN_EVENTS)
 

@@ -40,6 +40,7 @@ def test_verify_answers_the_public_payload(events: None, viewer: Any) -> None:
         "first_broken": None,
         # Added by the signed checkpoints (tests/audit/test_checkpoints.py): none signed here.
         "problem": None,
+        "detail": None,
         "checkpoint": None,
         "intact_through": None,
     }
@@ -59,6 +60,7 @@ def test_verify_names_the_first_broken_link_over_http(events: None, viewer: Any)
         "events": 4,
         "first_broken": 2,
         "problem": "broken_link",
+        "detail": None,
         "checkpoint": None,
         "intact_through": None,
     }

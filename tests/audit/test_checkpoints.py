@@ -137,7 +137,8 @@ def test_an_edit_without_recomputing_is_the_walks_broken_link(signing_key: Ed255
 
 
 def test_a_checkpoint_under_another_key_is_not_trusted(signing_key: Ed25519PrivateKey) -> None:
-    """The rewriter signs the new head with a key of their own: ignored, so still caught."""
+    """The rewriter signs the new head with a key of their own: no configured key verifies
+    it, and the rewrite before it, caught by the server's own checkpoint, is named first."""
     record(3)
     checkpoint_create()
     rewrite(2, reason="rewritten")
@@ -168,7 +169,7 @@ def test_a_forged_checkpoint_alone_makes_the_trail_invalid(signing_key: Ed25519P
     )
     status = verify_audit()
     assert (status["valid"], status["problem"], status["first_broken"]) == (False, "forged_checkpoint", None)
-    assert "does not verify" in _verify_command()[1]
+    assert "verifies under none of the configured keys" in _verify_command()[1]
 
 
 def test_checkpoints_are_append_only(signing_key: Ed25519PrivateKey) -> None:

@@ -8,7 +8,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from django.test import override_settings
+from rest_framework.test import APIClient
 
+from benchmarks_app.models import Run
 from tests.support.launcher import Emulators
 from worker.agent.execute import execute
 from worker.spec import RunSpec
@@ -45,3 +48,40 @@ def outcome_template() -> Iterator[dict[str, Any]]:
             }
         )
         yield execute(spec, lambda *_: None)
+
+
+# A closed port: the dispatch kick after commit fails fast and the row stays pending, so
+# these tests touch no broker (the relay's own tests use a real Redis).
+NO_BROKER = "redis://127.0.0.1:9/0"
+SMALL = {
+    "engine": "openai",
+    "concurrency": [1, 2],
+    "requests_per_level": 3,
+    "max_tokens": 8,
+    "warmup_requests": 0,
+}
+
+
+@pytest.fixture
+def run(versions: Any, operator: Any) -> Run:
+    """A standalone run of the extraction lane on given endpoints, created over the API."""
+    client = APIClient()
+    client.force_login(operator)
+    with override_settings(CELERY_BROKER_URL=NO_BROKER):
+        response = client.post(
+            "/api/v1/runs/",
+            {
+                "route": "contract-summaries",
+                "baseline_version": 1,
+                "candidate_version": 2,
+                "lane": "extraction",
+                "endpoints": {
+                    "baseline": {"base_url": "http://127.0.0.1:1", "model": "m"},
+                    "candidate": {"base_url": "http://127.0.0.1:2", "model": "m"},
+                },
+                **SMALL,
+            },
+            format="json",
+        )
+    assert response.status_code == 201, response.content
+    return Run.objects.get(pk=response.json()["id"])

@@ -9,7 +9,6 @@ import io
 from typing import Any
 
 import pytest
-from django.test import override_settings
 from rest_framework.test import APIClient
 
 from benchmarks_app.choices import RunState
@@ -18,41 +17,6 @@ from tests.support.factories import example, make_version, variant
 from tests.support.workers import register
 
 pytestmark = pytest.mark.django_db
-
-# A closed port: the dispatch kick after commit fails fast and the row stays pending, so
-# these tests touch no broker (the relay's own tests use a real Redis).
-NO_BROKER = "redis://127.0.0.1:9/0"
-SMALL = {
-    "engine": "openai",
-    "concurrency": [1, 2],
-    "requests_per_level": 3,
-    "max_tokens": 8,
-    "warmup_requests": 0,
-}
-
-
-@pytest.fixture
-def run(versions: Any, operator: Any) -> Run:
-    client = APIClient()
-    client.force_login(operator)
-    with override_settings(CELERY_BROKER_URL=NO_BROKER):
-        response = client.post(
-            "/api/v1/runs/",
-            {
-                "route": "contract-summaries",
-                "baseline_version": 1,
-                "candidate_version": 2,
-                "lane": "extraction",
-                "endpoints": {
-                    "baseline": {"base_url": "http://127.0.0.1:1", "model": "m"},
-                    "candidate": {"base_url": "http://127.0.0.1:2", "model": "m"},
-                },
-                **SMALL,
-            },
-            format="json",
-        )
-    assert response.status_code == 201, response.content
-    return Run.objects.get(pk=response.json()["id"])
 
 
 def _worker_client(worker_token: str) -> APIClient:
