@@ -87,11 +87,13 @@ def _scope(request: Request) -> str | None:
 def _fingerprint(request: Request, *, streamed: BodyDigest | None) -> str:
     digest = hashlib.sha256()
     digest.update(f"{request.method} {request.get_full_path()}\n".encode())
-    digest.update(f"{request.content_type}\n".encode())
     if streamed is not None:
-        # The view's own reading of the body (chunked, under its limit), digested as read.
+        # The view's own reading of the body (chunked, under its limit), digested as read;
+        # the media type without its parameters (a multipart boundary is new on each try).
+        digest.update(f"{request.content_type.split(';')[0].strip().lower()}\n".encode())
         digest.update(streamed(request).encode())
     else:
+        digest.update(f"{request.content_type}\n".encode())
         digest.update(request._request.body)  # Django keeps it for DRF's parser
     return digest.hexdigest()
 

@@ -83,7 +83,9 @@ class LineError(WorkloadError):
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # Prompts are read back from JSON by the hundred thousand, nearly all different: caching
+    # their strings (pydantic's default, 16,384 of them) only holds memory; keys repeat.
+    model_config = ConfigDict(extra="forbid", frozen=True, cache_strings="keys")
 
 
 class Message(_Model):

@@ -55,8 +55,10 @@ def import_upload(
     if fmt not in READERS:
         raise WorkloadError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
     data = Input(stream, max_bytes)
-    builder = Builder(source, scratch if scratch is not None else Scratch(), max_records=max_records)
+    builder = Builder(
+        source, scratch if scratch is not None else Scratch(), max_records=max_records, transform=transform
+    )
     READERS[fmt](data, builder)
-    imported = builder.finish(transform)
+    imported = builder.finish()
     imported.upload_bytes = data.size
     return imported

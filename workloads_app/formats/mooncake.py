@@ -43,6 +43,6 @@ def read(data: Input, builder: Builder) -> None:
             "arrival_s": ts / 1000.0,
         }
         # Replayed in timestamp order (ties in line order): the scratch sorts them.
-        builder.add(number, record, sort=float(ts))
+        builder.defer(number, record, sort=float(ts))
 
     builder.each(jsonl(data, builder.source, builder.scratch), convert)

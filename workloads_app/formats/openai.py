@@ -136,7 +136,7 @@ def read(data: Input, builder: Builder) -> None:
                     (answer, earlier),
                 )
             record["messages"] = new
-        item = builder.add(number, record)
+        item = builder.defer(number, record)
         if "messages" in body:
             threads.seen(messages, item)
         if earlier is None:  # a conversation of its own, so far

@@ -268,21 +268,52 @@ Transform = Callable[[Record], Record]
 
 
 class Builder:
-    """Collects records (as dicts) with their source numbers in the scratch, validates them
-    as SpecPact records (transformed, e.g. redacted, then in canonical form), and raises
-    every problem at once (the first SHOWN, with the count of lines that have one)."""
+    """Collects records (as dicts) with their source numbers, validates them as SpecPact
+    records (transformed, e.g. redacted, then in canonical form) into the scratch, and
+    raises every problem at once (the first SHOWN, with the count of lines that have one).
+
+    `add` validates a record as it comes; `defer` keeps it as an item in the scratch, for
+    an importer that changes or reorders records after it has read on (OpenAI threads,
+    Mooncake's timestamp order): those are validated by `finish`."""
 
     def __init__(
-        self, source: str, scratch: Scratch, unit: str = "line", max_records: int | None = None
+        self,
+        source: str,
+        scratch: Scratch,
+        unit: str = "line",
+        max_records: int | None = None,
+        transform: Transform | None = None,
     ) -> None:
         self.source, self.scratch, self.unit, self.max_records = source, scratch, unit, max_records
+        self.transform = transform
         self.added = 0
 
-    def add(self, number: int, record: dict[str, Any], sort: float | None = None) -> int:
+    def _count(self, number: int) -> None:
         self.added += 1
         if self.max_records is not None and self.added > self.max_records:
             raise TooManyRecords(self.source, number, self.unit, self.max_records)
+
+    def add(self, number: int, record: dict[str, Any]) -> None:
+        self._count(number)
+        self._validated(number, {k: v for k, v in record.items() if v is not None})
+
+    def defer(self, number: int, record: dict[str, Any], sort: float | None = None) -> int:
+        """Keep the record as an item (validated by `finish`, in `sort` order); its position."""
+        self._count(number)
         return self.scratch.add_item(number, {k: v for k, v in record.items() if v is not None}, sort)
+
+    def _validated(self, number: int, data: dict[str, Any]) -> None:
+        record, bad = record_problems(number, data)
+        for problem in bad:
+            self.scratch.problem(*problem)
+        if record is None:
+            return
+        if self.transform is not None:
+            record = self.transform(record)
+        conv, turn = (
+            (record.conversation, record.turn or 0) if record.conversation is not None else (None, None)
+        )
+        self.scratch.add_record(number, default_id(number, record), conv, turn, record.canonical_line())
 
     def problem(self, number: int, path: str, message: str) -> None:
         self.scratch.problem(number, path, message)
@@ -300,20 +331,10 @@ class Builder:
             except ValueError as exc:
                 self.problem(number, "", str(exc))
 
-    def finish(self, transform: Transform | None = None) -> Imported:
+    def finish(self) -> Imported:
         scratch = self.scratch
         for number, data in scratch.items():
-            record, bad = record_problems(number, data)
-            for problem in bad:
-                scratch.problem(*problem)
-            if record is None:
-                continue
-            if transform is not None:
-                record = transform(record)
-            conv, turn = (
-                (record.conversation, record.turn or 0) if record.conversation is not None else (None, None)
-            )
-            scratch.add_record(number, default_id(number, record), conv, turn, record.canonical_line())
+            self._validated(number, data)
         structure_problems(scratch)
         problems, lines = scratch.problems()
         if problems:

@@ -24,6 +24,8 @@ from types import TracebackType
 from typing import Any
 
 CACHE_KIB = 4096
+# Rows written at a time (executemany): what is pending is all this module holds.
+BATCH = 500
 # The problems an error report shows (and the warnings a version keeps); all are counted.
 SHOWN = 200
 
@@ -59,6 +61,7 @@ class Scratch:
             self.db.execute(f"PRAGMA {pragma}")
         self.db.executescript(_SCHEMA)
         self.db.execute("BEGIN")
+        self._pending: dict[str, list[tuple[Any, ...]]] = {}
         # Closed by `with`, or when the last reference goes (an import a test keeps).
         self._cleanup = weakref.finalize(self, _remove, self.db, self.path)
 
@@ -75,7 +78,23 @@ class Scratch:
 
     # The importer's items -------------------------------------------------------------
 
+    def insert(self, sql: str, row: tuple[Any, ...]) -> None:
+        """Write `row` with `sql` (an INSERT), in a batch: any read (`execute`) writes
+        what is pending first."""
+        pending = self._pending.setdefault(sql, [])
+        pending.append(row)
+        if len(pending) >= BATCH:
+            self.db.executemany(sql, pending)
+            pending.clear()
+
+    def flush(self) -> None:
+        for sql, rows in self._pending.items():
+            if rows:
+                self.db.executemany(sql, rows)
+                rows.clear()
+
     def add_item(self, number: int, data: dict[str, Any], sort: float | None = None) -> int:
+        self.flush()
         cursor = self.db.execute(
             "INSERT INTO items (number, sort, data) VALUES (?, ?, ?)",
             (number, sort, json.dumps(data, ensure_ascii=False)),
@@ -85,12 +104,12 @@ class Scratch:
 
     def items(self) -> Iterator[tuple[int, dict[str, Any]]]:
         """(number, data) in replay order: by `sort` where given, else as added."""
-        rows = self.db.execute("SELECT number, data FROM items ORDER BY sort, pos")
+        rows = self.execute("SELECT number, data FROM items ORDER BY sort, pos")
         for number, data in rows:
             yield number, json.loads(data)
 
     def item_count(self) -> int:
-        return int(self.db.execute("SELECT COUNT(*) FROM items").fetchone()[0])
+        return int(self.execute("SELECT COUNT(*) FROM items").fetchone()[0])
 
     # Problems and warnings ------------------------------------------------------------
 
@@ -98,7 +117,7 @@ class Scratch:
         self, number: int, path: str, message: str, *, warning: bool = False, kind: str = "import"
     ) -> None:
         """`kind` keeps apart the checks that run one after the other (import, context)."""
-        self.db.execute(
+        self.insert(
             "INSERT INTO problems VALUES (?, ?, ?, ?, ?)", (number, path, message, int(warning), kind)
         )
 
@@ -107,12 +126,12 @@ class Scratch:
     ) -> tuple[list[tuple[int, str, str]], int]:
         """(the first SHOWN problems by number, distinct; how many numbers have one)."""
         which = (int(warning), kind)
-        shown = self.db.execute(
+        shown = self.execute(
             "SELECT DISTINCT number, path, message FROM problems WHERE warning = ? AND kind = ? "
             "ORDER BY number, path, message LIMIT ?",
             (*which, SHOWN),
         ).fetchall()
-        (count,) = self.db.execute(
+        (count,) = self.execute(
             "SELECT COUNT(DISTINCT number) FROM problems WHERE warning = ? AND kind = ?", which
         ).fetchone()
         return [(int(n), str(p), str(m)) for n, p, m in shown], int(count)
@@ -120,7 +139,7 @@ class Scratch:
     # Validated records ----------------------------------------------------------------
 
     def add_record(self, number: int, rid: str, conv: str | None, turn: int | None, canonical: str) -> None:
-        self.db.execute(
+        self.insert(
             "INSERT INTO records (number, rid, conv, turn, canonical) VALUES (?, ?, ?, ?, ?)",
             (number, rid, conv, turn, canonical),
         )
@@ -129,16 +148,17 @@ class Scratch:
         """(number, canonical line) in the workload's order, or grouped by conversation
         (turn order; a record outside any conversation is a group of its own)."""
         if by_conversation:
-            yield from self.db.execute(
+            yield from self.execute(
                 "SELECT number, canonical FROM records ORDER BY conv IS NULL, conv, turn, pos"
             )
         else:
-            yield from self.db.execute("SELECT number, canonical FROM records ORDER BY pos")
+            yield from self.execute("SELECT number, canonical FROM records ORDER BY pos")
 
     def record_count(self) -> int:
-        return int(self.db.execute("SELECT COUNT(*) FROM records").fetchone()[0])
+        return int(self.execute("SELECT COUNT(*) FROM records").fetchone()[0])
 
     def execute(self, sql: str, params: tuple[Any, ...] = ()) -> sqlite3.Cursor:
+        self.flush()
         return self.db.execute(sql, params)
 
 

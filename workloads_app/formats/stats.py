@@ -27,6 +27,7 @@ back sorted, in chunks. No sketch, no sample. What is held in memory is one conv
 
 from __future__ import annotations
 
+import itertools
 import struct
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -42,7 +43,7 @@ NGRAM = 3
 HIST_BINS = 30
 QUANTILES = (0.5, 0.9, 0.99)
 # Sorted values read back at a time.
-CHUNK_ROWS = 65_536
+CHUNK_ROWS = 4096
 _ID = struct.Struct(">Q")
 
 T = TypeVar("T")
@@ -58,7 +59,8 @@ def _lerp(a: float, b: float, t: float) -> float:
 def distribution(values: Sequence[float]) -> dict[str, Any] | None:
     """The distribution of `values` (a list: for callers that have one)."""
     with Scratch() as scratch:
-        scratch.db.executemany("INSERT INTO vals VALUES ('v', ?)", ((float(v),) for v in values))
+        for v in values:
+            scratch.insert("INSERT INTO vals VALUES ('v', ?)", (float(v),))
         return _distribution(scratch, "v")
 
 
@@ -78,8 +80,11 @@ def _distribution(scratch: Scratch, kind: str) -> dict[str, Any] | None:
     at: dict[int, float] = {}
     total, seen = 0.0, 0
     cursor = scratch.execute("SELECT v FROM vals WHERE kind = ? ORDER BY v", (kind,))
-    while rows := cursor.fetchmany(CHUNK_ROWS):
-        chunk = np.fromiter((r[0] for r in rows), dtype=float, count=len(rows))
+    while seen < n:
+        # Straight from the cursor: no list of rows besides the chunk.
+        chunk = np.fromiter((r[0] for r in itertools.islice(cursor, CHUNK_ROWS)), dtype=float)
+        if not len(chunk):
+            break
         counts += np.histogram(chunk, bins=edges)[0]
         total += float(chunk.sum())
         for i in wanted:
@@ -213,7 +218,7 @@ def _id_key(ids: list[int]) -> bytes:
 def workload_stats(workload: Imported | Sequence[Record]) -> dict[str, Any]:
     imported = workload if isinstance(workload, Imported) else imported_records(workload, Scratch())
     scratch = imported.scratch
-    put = scratch.execute
+    put = scratch.insert
     output_source = Counter[str]()
     turn_counts = Counter[int]()
     conversations = size = 0
