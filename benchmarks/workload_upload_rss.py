@@ -120,11 +120,12 @@ def main() -> None:
         f"{'x size':>7} {'x peak':>7} {'x upload':>9} {'s':>7} {'x time':>7}"
     )
     for r in rows:
+        ratios = (r["mib"] / base["mib"], r["peak_mib"] / base["peak_mib"])
+        upload_ratio = r["upload_mib"] / max(base["upload_mib"], 0.1)
         print(
             f"{r['factor']:>5}x {r['mib']:>7.1f} {r['lines']:>9} {r['idle_mib']:>9.1f} {r['peak_mib']:>9.1f} "
-            f"{r['upload_mib']:>11.1f} {r['mib'] / base['mib']:>7.1f} {r['peak_mib'] / base['peak_mib']:>7.2f} "
-            f"{r['upload_mib'] / max(base['upload_mib'], 0.1):>9.2f} {r['seconds']:>7.2f} "
-            f"{r['seconds'] / base['seconds']:>7.1f}"
+            f"{r['upload_mib']:>11.1f} {ratios[0]:>7.1f} {ratios[1]:>7.2f} {upload_ratio:>9.2f} "
+            f"{r['seconds']:>7.2f} {r['seconds'] / base['seconds']:>7.1f}"
         )
     print(f"load average {os.getloadavg()[0]:.1f}")
 
