@@ -120,6 +120,7 @@ bench: setup services $(GUIDELLM_VENV)/bin/guidellm
 	createdb -h 127.0.0.1 -U postgres specpact_bench 2>/dev/null || true
 	DATABASE_URL=$(BENCH_DATABASE_URL) $(PY) manage.py migrate --noinput -v 0
 	DATABASE_URL=$(BENCH_DATABASE_URL) $(PY) tests/benchmarks/bench_dispatch.py 100
+	DATABASE_URL=$(BENCH_DATABASE_URL) $(PY) benchmarks/workload_upload_rss.py
 	@for db in $(BENCH_DATA_DB) $(BENCH_SMALL_DB); do \
 	  dropdb -h 127.0.0.1 -U postgres --if-exists $$db && createdb -h 127.0.0.1 -U postgres $$db && \
 	  DATABASE_URL=$(BENCH_PG)/$$db $(PY) manage.py migrate --noinput -v 0 || exit 1; done

@@ -449,6 +449,11 @@ CSP_REPORT_ONLY = env_bool("CSP_REPORT_ONLY", False)
 # Registered workloads (workloads_app). An upload larger than this is refused (413) before
 # it is read; the canonical form must fit too.
 WORKLOAD_MAX_BYTES = env_int("WORKLOAD_MAX_BYTES", 32 * 1024 * 1024)
+# The most records (requests) one workload may have: an upload past it is refused (413)
+# naming the line of the first one too many. A million is ~32 bytes a record at the byte
+# limit, shorter than any real prompt; the import's memory doesn't grow with the count
+# (workloads_app/formats/scratch.py), its time and the worker's replay do.
+WORKLOAD_MAX_RECORDS = env_int("WORKLOAD_MAX_RECORDS", 1_000_000)
 # Extra regular expressions the optional redaction pass replaces (besides e-mail
 # addresses, phone numbers and long digit runs), comma-separated; an upload may add more.
 WORKLOAD_REDACT_PATTERNS = env_list("WORKLOAD_REDACT_PATTERNS", [])

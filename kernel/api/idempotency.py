@@ -5,7 +5,10 @@ status, body and Location/ETag headers, plus `Idempotent-Replayed: true`), not a
 object or a conflict it can't tell from a real one. The same key with another request
 (method, path or body) is a 422. Keys are per caller (the token, or the user of a browser
 session), stored in PostgreSQL (kernel.models.IdempotencyKey) so they hold across web
-processes, and kept IDEMPOTENCY_KEY_TTL_S (24 h; beat purges older ones).
+processes, and kept IDEMPOTENCY_KEY_TTL_S (24 h; beat purges older ones). A view that
+streams its body itself (a workload upload) says how to digest it (`streamed=`): the body
+is then read, under the view's limit, before the key's row is locked, and its digest is
+part of the fingerprint.
 
 Concurrency: the key's row is inserted first (`INSERT … ON CONFLICT DO NOTHING`, which waits
 on a concurrent insert of the same key) and locked (`SELECT … FOR UPDATE`) in the transaction
@@ -51,6 +54,8 @@ IDEMPOTENCY_PARAMETER = OpenApiParameter(
 )
 
 View = TypeVar("View", bound=Callable[..., Response])
+# A streamed body's digest: reads the request's body as its view will, returns a hex digest.
+BodyDigest = Callable[[Request], str]
 
 
 def _key(request: Request) -> str | None:
@@ -79,16 +84,16 @@ def _scope(request: Request) -> str | None:
     return None
 
 
-def _fingerprint(request: Request, *, streamed: bool) -> str:
+def _fingerprint(request: Request, *, streamed: BodyDigest | None) -> str:
     digest = hashlib.sha256()
     digest.update(f"{request.method} {request.get_full_path()}\n".encode())
-    digest.update(f"{request.content_type}\n".encode())
-    if streamed:
-        # The view streams the body under its own limit, so it is not read here: its
-        # declared length stands in (the upload itself is content-addressed, so a replay
-        # with other bytes of that length still can't create a second object by accident).
-        digest.update(str(request.META.get("CONTENT_LENGTH", "")).encode())
+    if streamed is not None:
+        # The view's own reading of the body (chunked, under its limit), digested as read;
+        # the media type without its parameters (a multipart boundary is new on each try).
+        digest.update(f"{request.content_type.split(';')[0].strip().lower()}\n".encode())
+        digest.update(streamed(request).encode())
     else:
+        digest.update(f"{request.content_type}\n".encode())
         digest.update(request._request.body)  # Django keeps it for DRF's parser
     return digest.hexdigest()
 
@@ -114,7 +119,7 @@ def _store(row: IdempotencyKey, response: Response) -> None:
     row.save(update_fields=["status", "body", "headers"])
 
 
-def _run_once(view_method: Callable[..., Response], streamed: bool) -> Callable[..., Response]:
+def _run_once(view_method: Callable[..., Response], streamed: BodyDigest | None) -> Callable[..., Response]:
     @functools.wraps(view_method)
     def handler(view: Any, request: Request, *args: Any, **kwargs: Any) -> Response:
         key = _key(request)
@@ -150,9 +155,10 @@ def _run_once(view_method: Callable[..., Response], streamed: bool) -> Callable[
     return handler
 
 
-def idempotent(view_method: View | None = None, *, streamed: bool = False) -> Any:
-    """Decorate a creating POST handler (`def post(self, request, ...)`). `streamed=True`
-    for a view that reads its body itself in chunks (it is not buffered here)."""
+def idempotent(view_method: View | None = None, *, streamed: BodyDigest | None = None) -> Any:
+    """Decorate a creating POST handler (`def post(self, request, ...)`). For a view that
+    reads its body itself in chunks (it is not buffered here), `streamed` is how: it reads
+    the body as the view will (and keeps it for the view) and returns its digest."""
 
     def decorate(method: View) -> View:
         wrapped = _run_once(method, streamed)

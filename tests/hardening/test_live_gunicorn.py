@@ -149,3 +149,28 @@ def _sign_in(client: Any, base: str, name: str, password: str) -> Any:
             "Cookie": f"csrftoken={form.cookies['csrftoken']}",
         },
     )
+
+
+def test_a_workload_upload_streams_through_gunicorn_and_a_hostile_line_is_a_400(
+    gunicorn_server: Any, admin_token: str
+) -> None:
+    from workloads_app.models import WorkloadContent, WorkloadVersion
+
+    lines = b"".join(json.dumps({"prompt": f"question {i}"}).encode() + b"\n" for i in range(20_000))
+    ndjson = {"Content-Type": "application/x-ndjson"}
+    with gunicorn_server.client(admin_token) as client:
+        stored = client.post("/api/v1/workloads/?name=live", content=lines, headers=ndjson)
+        deep = b'{"prompt": "x"}\n{"prompt": "x", "sampling": ' + b"[" * 10_000 + b"]" * 10_000 + b"}\n"
+        refused = client.post("/api/v1/workloads/?name=deep", content=deep, headers=ndjson)
+        keyed = {**ndjson, "Idempotency-Key": "live-1"}
+        first = client.post("/api/v1/workloads/?name=keyed", content=b'{"prompt": "aaaa"}\n', headers=keyed)
+        other = client.post("/api/v1/workloads/?name=keyed", content=b'{"prompt": "bbbb"}\n', headers=keyed)
+    assert stored.status_code == 201, stored.text
+    assert stored.json()["prompts"] == 20_000
+    version = WorkloadVersion.objects.get(name="live")
+    assert bytes(WorkloadContent.objects.get(version=version).data).count(b"\n") == 20_000
+    assert refused.status_code == 400, refused.text
+    assert refused.headers["content-type"].startswith(PROBLEM)
+    assert [e["path"] for e in refused.json()["errors"]] == ["line 2"]
+    assert not WorkloadVersion.objects.filter(name="deep").exists()
+    assert (first.status_code, other.status_code) == (201, 422), other.text

@@ -34,10 +34,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -47,6 +48,10 @@ RECORD_FORMAT = "specpact-workload/v1"
 DIGEST_PREFIX = "sha256:"
 # Mooncake's traces: "The block size is 512 tokens" (kvcache-ai/Mooncake FAST25-release/README.md).
 MOONCAKE_BLOCK_TOKENS = 512
+# Token counts (and turns) in a record: what a signed 32-bit int holds, as the engines' own
+# request fields do (vLLM's `max_tokens`, a Python int, is checked against the model's
+# context, far below it).
+MAX_TOKENS = 2**31 - 1
 
 Role = Literal["system", "user", "assistant"]
 
@@ -58,8 +63,18 @@ class WorkloadError(ValueError):
 class LineError(WorkloadError):
     """Errors on numbered lines: ``problems`` is ``[(line, path, message)]``."""
 
-    def __init__(self, source: str, problems: list[tuple[int, str, str]], unit: str = "line") -> None:
+    def __init__(
+        self,
+        source: str,
+        problems: list[tuple[int, str, str]],
+        unit: str = "line",
+        *,
+        lines: int | None = None,
+    ) -> None:
+        """`problems` may be the first of more: `lines` is how many lines have one (default:
+        those in `problems`)."""
         self.source, self.problems, self.unit = source, problems, unit
+        self.lines = lines if lines is not None else len({n for n, _, _ in problems})
         shown = "; ".join(
             f"{source} {unit} {n}: {path + ': ' if path else ''}{msg}" for n, path, msg in problems[:5]
         )
@@ -68,7 +83,9 @@ class LineError(WorkloadError):
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # Prompts are read back from JSON by the hundred thousand, nearly all different: caching
+    # their strings (pydantic's default, 16,384 of them) only holds memory; keys repeat.
+    model_config = ConfigDict(extra="forbid", frozen=True, cache_strings="keys")
 
 
 class Message(_Model):
@@ -79,9 +96,11 @@ class Message(_Model):
 class SyntheticPrompt(_Model):
     """A prompt known only by its length and prefix-block hashes (Mooncake traces)."""
 
-    hash_ids: list[int] = Field(min_length=1, description="one id per block; equal ids share a prefix")
-    tokens: int = Field(ge=1, description="the prompt's length in tokens")
-    block_tokens: int = Field(default=MOONCAKE_BLOCK_TOKENS, ge=1)
+    hash_ids: list[Annotated[int, Field(ge=-MAX_INTEGER, le=MAX_INTEGER)]] = Field(
+        min_length=1, description="one id per block; equal ids share a prefix"
+    )
+    tokens: int = Field(ge=1, le=MAX_TOKENS, description="the prompt's length in tokens")
+    block_tokens: int = Field(default=MOONCAKE_BLOCK_TOKENS, ge=1, le=MAX_TOKENS)
 
 
 class Record(_Model):
@@ -89,10 +108,10 @@ class Record(_Model):
     prompt: str | None = Field(default=None, min_length=1)
     messages: list[Message] | None = Field(default=None, min_length=1)
     synthetic_prompt: SyntheticPrompt | None = None
-    max_tokens: int | None = Field(default=None, ge=1)
+    max_tokens: int | None = Field(default=None, ge=1, le=MAX_TOKENS)
     reference: str | None = Field(default=None, min_length=1)
     conversation: str | None = Field(default=None, min_length=1, max_length=200)
-    turn: int | None = Field(default=None, ge=0)
+    turn: int | None = Field(default=None, ge=0, le=MAX_TOKENS)
     arrival_s: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     lane: str | None = None
     version: str | None = None
@@ -139,13 +158,100 @@ def iter_lines(text: str) -> Iterator[tuple[int, str]]:
             yield number, raw
 
 
-def parse_object(raw: str) -> object:
-    """json.loads that refuses NaN/Infinity (not JSON) like the rest of the format."""
+# Bounds on a line before (depth) and while (numbers) it becomes Python objects. The
+# deepest line a supported format has is an OpenAI request whose tool parameters are a
+# JSON schema; 64 leaves room for that and keeps Python's parser far from its recursion
+# limit (10,000 deep is a RecursionError there, not a ValueError).
+MAX_DEPTH = 64
+# Integers a 64-bit signed column (PostgreSQL bigint, SQLite INTEGER) holds; every count
+# in the format is far below it, and the fields say their own, lower bounds.
+MAX_INTEGER = 2**63 - 1
+# A JSON string, or one bracket: what the depth scan steps over and what it counts.
+_STRING_OR_BRACKET = re.compile(r'"(?:[^"\\]+|\\.)*"|[\[\]{}]')
+
+
+class JsonLineError(ValueError):
+    """A line that is JSON but out of bounds; ``path`` is the field, where there is one."""
+
+    def __init__(self, message: str, path: str = "") -> None:
+        super().__init__(message)
+        self.msg, self.path = message, path
+
+
+def json_depth_exceeds(raw: str, limit: int = MAX_DEPTH) -> bool:
+    """Whether `raw` nests arrays/objects deeper than `limit` (brackets inside strings
+    don't count). Linear in the line; most lines have too few brackets to need the scan."""
+    if raw.count("[") + raw.count("{") <= limit:
+        return False
+    depth = 0
+    for match in _STRING_OR_BRACKET.finditer(raw):
+        bracket = match.group()
+        if bracket in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif bracket in "]}":
+            depth -= 1
+    return False
+
+
+def out_of_bounds(value: object, path: str = "") -> tuple[str, str] | None:
+    """(path, reason) of the first number JSON can't carry here (depth is bounded first)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int) and abs(value) > MAX_INTEGER:
+        return path, f"the integer is out of range (at most {MAX_INTEGER} in magnitude)"
+    if isinstance(value, float) and not math.isfinite(value):
+        return path, "the number is out of range (not a finite number)"
+    if isinstance(value, dict):
+        for k, v in value.items():
+            found = out_of_bounds(v, f"{path}.{k}" if path else str(k))
+            if found:
+                return found
+    if isinstance(value, list):
+        for i, v in enumerate(value):
+            found = out_of_bounds(v, f"{path}[{i}]")
+            if found:
+                return found
+    return None
+
+
+def bounded_decoder() -> tuple[json.JSONDecoder, list[bool]]:
+    """A decoder refusing NaN/Infinity, and a flag its number hooks raise on a number out
+    of range (so that only such a line is walked to find the field)."""
+    out_of_range = [False]
 
     def refuse(name: str) -> float:
-        raise ValueError(f"{name} is not valid JSON")
+        raise JsonLineError(f"{name} is not valid JSON")
 
-    return json.loads(raw, parse_constant=refuse)
+    def integer(text: str) -> int:
+        value = int(text)  # past 4300 digits Python refuses it: a ValueError, "not valid JSON"
+        if len(text) > 18 and abs(value) > MAX_INTEGER:
+            out_of_range[0] = True
+        return value
+
+    def real(text: str) -> float:
+        value = float(text)
+        if not math.isfinite(value):  # 1e999 parses to inf
+            out_of_range[0] = True
+        return value
+
+    return json.JSONDecoder(parse_constant=refuse, parse_int=integer, parse_float=real), out_of_range
+
+
+def parse_object(raw: str) -> object:
+    """json.loads, bounded: nesting deeper than MAX_DEPTH, NaN/Infinity (not JSON), numbers
+    that are infinite as floats or beyond MAX_INTEGER are a ValueError (a JsonLineError
+    naming the field where there is one), never a RecursionError or an OverflowError later."""
+    if json_depth_exceeds(raw):
+        raise JsonLineError(f"nested more than {MAX_DEPTH} deep")
+    decoder, out_of_range = bounded_decoder()
+    value = decoder.decode(raw)
+    if out_of_range[0]:
+        found = out_of_bounds(value)
+        if found is not None:
+            raise JsonLineError(found[1], found[0])
+    return value
 
 
 def record_problems(number: int, obj: object) -> tuple[Record | None, list[tuple[int, str, str]]]:

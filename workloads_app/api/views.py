@@ -28,7 +28,7 @@ from workloads_app.api.serializers import (
     WorkloadSummarySerializer,
     first_values,
 )
-from workloads_app.api.uploads import read_upload, refuse_if_declared_too_large
+from workloads_app.api.uploads import read_upload, refuse_if_declared_too_large, upload_digest
 from workloads_app.formats import FORMATS
 from workloads_app.models import WorkloadVersion
 from workloads_app.selectors import (
@@ -93,15 +93,15 @@ class WorkloadListApi(GenericAPIView[WorkloadVersion]):
         "query string, or multipart/form-data with the file in `file`. The same content under the same "
         "name again answers 200 with the same digest.",
     )
-    @idempotent(streamed=True)
+    @idempotent(streamed=upload_digest)
     def post(self, request: Request) -> Response:
-        raw, given = read_upload(request)
-        params = UploadParams(data=first_values(given))
+        uploaded = read_upload(request)
+        params = UploadParams(data=first_values(uploaded.params))
         params.is_valid(raise_exception=True)
         v = params.validated_data
         upload = workload_upload(
             name=v["name"],
-            raw=raw,
+            raw=uploaded.file,
             options=UploadOptions(
                 format=v["format"],
                 source=v.get("source", ""),

@@ -14,15 +14,14 @@ from __future__ import annotations
 from typing import Any
 
 from worker.workloads.records import MOONCAKE_BLOCK_TOKENS
-from workloads_app.formats.reading import Builder, Imported, jsonl
+from workloads_app.formats.reading import Builder, Input, jsonl
 
 _FIELDS = ("timestamp", "input_length", "output_length", "hash_ids")
+# A year of milliseconds, a hundred times over: any real trace, and a float holds it exactly.
+MAX_TIMESTAMP_MS = 100 * 365 * 24 * 3600 * 1000
 
 
-def read(text: str, source: str) -> Imported:
-    builder = Builder(source)
-    rows: list[tuple[float, int, dict[str, Any]]] = []
-
+def read(data: Input, builder: Builder) -> None:
     def convert(number: int, obj: dict[str, Any]) -> None:
         missing = [f for f in _FIELDS if f not in obj]
         if missing:
@@ -30,6 +29,10 @@ def read(text: str, source: str) -> Imported:
         ts = obj["timestamp"]
         if isinstance(ts, bool) or not isinstance(ts, (int, float)) or ts < 0:
             raise ValueError("timestamp: milliseconds from the trace's start (a number ≥ 0)")
+        # A JSON integer beyond what a float holds (2^1100) would be an OverflowError below.
+        if ts > MAX_TIMESTAMP_MS:
+            builder.problem(number, "timestamp", f"at most {MAX_TIMESTAMP_MS} milliseconds")
+            return
         record = {
             "synthetic_prompt": {
                 "hash_ids": obj["hash_ids"],
@@ -39,9 +42,7 @@ def read(text: str, source: str) -> Imported:
             "max_tokens": obj["output_length"],
             "arrival_s": ts / 1000.0,
         }
-        rows.append((float(ts), number, record))
+        # Replayed in timestamp order (ties in line order): the scratch sorts them.
+        builder.defer(number, record, sort=float(ts))
 
-    builder.each(jsonl(text, builder.problems), convert)
-    for _, number, record in sorted(rows, key=lambda r: (r[0], r[1])):
-        builder.add(number, record)
-    return builder.finish()
+    builder.each(jsonl(data, builder.source, builder.scratch), convert)

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from workloads_app.formats.reading import Builder, Imported, dumps, jsonl, role_of, text_of
+from workloads_app.formats.reading import Builder, Input, history_key, jsonl, role_of, text_of
+from workloads_app.formats.scratch import Scratch
 
 _FIELDS = ("messages", "prompt")
 
@@ -76,37 +77,40 @@ def _max_tokens(body: dict[str, Any]) -> Any:
 
 
 class _Threads:
-    """Finds each request's earlier turn: the request whose messages it extends."""
+    """Finds each request's earlier turn: the request whose messages it extends. The
+    histories seen are in the scratch (`threads`: a key of the messages -> that request's
+    item), and so are the requests already continued, so memory stays flat."""
 
-    def __init__(self) -> None:
-        self.by_history: dict[str, int] = {}  # messages (as JSON) -> index of that request
-        self.continued: set[int] = set()
-        self.conversations = 0
+    def __init__(self, scratch: Scratch) -> None:
+        self.scratch = scratch
 
     def place(self, messages: list[dict[str, str]]) -> tuple[int | None, list[dict[str, str]]]:
-        """(index of the request this one continues, or None; this turn's new messages)."""
+        """(item of the request this one continues, or None; this turn's new messages)."""
+        run = self.scratch.execute
         for i in range(len(messages) - 1, 0, -1):
             if messages[i]["role"] != "assistant":
                 continue
-            earlier = self.by_history.get(dumps(messages[:i]))
             rest = messages[i + 1 :]
-            if (
-                earlier is not None
-                and earlier not in self.continued
-                and rest
-                and rest[0]["role"] != "assistant"
-            ):
-                self.continued.add(earlier)
-                return earlier, rest
+            if not rest or rest[0]["role"] == "assistant":
+                continue
+            found = run(
+                "SELECT t.pos FROM threads t WHERE t.history = ? "
+                "AND t.pos NOT IN (SELECT pos FROM continued)",
+                (history_key(messages[:i]),),
+            ).fetchone()
+            if found is not None:
+                run("INSERT INTO continued VALUES (?)", (found[0],))
+                return int(found[0]), rest
         return None, messages
 
+    def seen(self, messages: list[dict[str, str]], item: int) -> None:
+        self.scratch.execute("INSERT OR REPLACE INTO threads VALUES (?, ?)", (history_key(messages), item))
 
-def read(text: str, source: str) -> Imported:
-    builder = Builder(source)
-    records: list[dict[str, Any]] = []
-    numbers: list[int] = []
-    threads = _Threads()
-    conversation: list[tuple[str, int]] = []  # per record: (conversation id, turn)
+
+def read(data: Input, builder: Builder) -> None:
+    scratch = builder.scratch
+    threads = _Threads(scratch)
+    run = scratch.execute
 
     def convert(number: int, obj: dict[str, Any]) -> None:
         body, custom_id, response = _request(obj)
@@ -115,34 +119,38 @@ def read(text: str, source: str) -> Imported:
             "max_tokens": _max_tokens(body),
             "reference": _answer(response),
         }
+        earlier: int | None = None
         if "messages" not in body:
             prompt = body.get("prompt")
             if not isinstance(prompt, str):
                 raise ValueError("prompt: a single string is required (a completions request)")
             record["prompt"] = prompt
-            conversation.append((f"conv-{len(records) + 1}", 0))
         else:
             messages = _messages(body)
             earlier, new = threads.place(messages)
-            threads.by_history[dumps(messages)] = len(records)
-            if earlier is None:
-                conversation.append((f"conv-{len(records) + 1}", 0))
-            else:
-                cid, turn = conversation[earlier]
-                conversation.append((cid, turn + 1))
+            if earlier is not None:
                 answer = messages[len(messages) - len(new) - 1]["content"]
-                if records[earlier].get("reference") is None:
-                    records[earlier]["reference"] = answer
+                run(
+                    "UPDATE items SET data = json_set(data, '$.reference', ?) "
+                    "WHERE pos = ? AND json_extract(data, '$.reference') IS NULL",
+                    (answer, earlier),
+                )
             record["messages"] = new
-        records.append(record)
-        numbers.append(number)
+        item = builder.defer(number, record)
+        if "messages" in body:
+            threads.seen(messages, item)
+        if earlier is None:  # a conversation of its own, so far
+            run("UPDATE items SET conv = ?, turn = 0 WHERE pos = ?", (f"conv-{item}", item))
+        else:
+            run(
+                "UPDATE items SET (conv, turn) = (SELECT conv, turn + 1 FROM items WHERE pos = ?) "
+                "WHERE pos = ?",
+                (earlier, item),
+            )
 
-    builder.each(jsonl(text, builder.problems), convert)
-    sizes: dict[str, int] = {}
-    for cid, _ in conversation:
-        sizes[cid] = sizes.get(cid, 0) + 1
-    for number, record, (cid, turn) in zip(numbers, records, conversation, strict=True):
-        if sizes[cid] > 1:
-            record["conversation"], record["turn"] = cid, turn
-        builder.add(number, record)
-    return builder.finish()
+    builder.each(jsonl(data, builder.source, scratch), convert)
+    # Only a conversation of more than one request says so in its records.
+    run(
+        "UPDATE items SET data = json_set(data, '$.conversation', conv, '$.turn', turn) WHERE conv IN "
+        "(SELECT conv FROM items WHERE conv IS NOT NULL GROUP BY conv HAVING COUNT(*) > 1)"
+    )

@@ -91,19 +91,28 @@ def _redact(text: str, redaction: Redaction, counts: dict[str, int]) -> str:
     return text
 
 
+def redact_record(r: Record, redaction: Redaction, counts: dict[str, int]) -> Record:
+    """The record with its text redacted; `counts` gains the replacements by kind (an
+    import redacts record by record, as it streams)."""
+    update: dict[str, object] = {}
+    if r.prompt is not None:
+        update["prompt"] = _redact(r.prompt, redaction, counts)
+    if r.messages is not None:
+        update["messages"] = [
+            Message(role=m.role, content=_redact(m.content, redaction, counts)) for m in r.messages
+        ]
+    if r.reference is not None:
+        update["reference"] = _redact(r.reference, redaction, counts)
+    return r.model_copy(update=update) if update else r
+
+
+def redaction_counts(counts: dict[str, int]) -> dict[str, int]:
+    """What a version says of its redaction: every built-in kind, and patterns where used."""
+    return {kind: counts.get(kind, 0) for kind in PLACEHOLDERS if kind in counts or kind != "pattern"}
+
+
 def redact_records(records: Sequence[Record], redaction: Redaction) -> tuple[list[Record], dict[str, int]]:
     """The records with their text redacted, and how many replacements of each kind."""
     counts: dict[str, int] = {}
-    out = []
-    for r in records:
-        update: dict[str, object] = {}
-        if r.prompt is not None:
-            update["prompt"] = _redact(r.prompt, redaction, counts)
-        if r.messages is not None:
-            update["messages"] = [
-                Message(role=m.role, content=_redact(m.content, redaction, counts)) for m in r.messages
-            ]
-        if r.reference is not None:
-            update["reference"] = _redact(r.reference, redaction, counts)
-        out.append(r.model_copy(update=update) if update else r)
-    return out, {kind: counts.get(kind, 0) for kind in PLACEHOLDERS if kind in counts or kind != "pattern"}
+    out = [redact_record(r, redaction, counts) for r in records]
+    return out, redaction_counts(counts)

@@ -14,13 +14,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from workloads_app.formats.reading import Builder, Imported, jsonl, role_of, text_of
+from workloads_app.formats.reading import Builder, Input, jsonl, role_of, text_of
 from workloads_app.formats.sharegpt import conversation_records
 
 
-def read(text: str, source: str) -> Imported:
-    builder = Builder(source)
-
+def read(data: Input, builder: Builder) -> None:
     def convert(number: int, obj: dict[str, Any]) -> None:
         if "conversations" in obj or "conversation" in obj:
             conversation_records(number, obj, builder)
@@ -40,5 +38,4 @@ def read(text: str, source: str) -> Imported:
         else:
             raise ValueError("an SGLang line needs 'conversations' (custom) or 'messages' (openai)")
 
-    builder.each(jsonl(text, builder.problems), convert)
-    return builder.finish()
+    builder.each(jsonl(data, builder.source, builder.scratch), convert)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from workloads_app.formats.reading import Builder, Imported, json_array_or_lines, role_of, text_of
+from workloads_app.formats.reading import Builder, Input, json_array_or_lines, role_of, text_of
 
 
 def conversation_records(number: int, obj: dict[str, Any], builder: Builder) -> None:
@@ -52,10 +52,6 @@ def conversation_records(number: int, obj: dict[str, Any], builder: Builder) -> 
         builder.add(number, turn)
 
 
-def read(text: str, source: str) -> Imported:
-    problems: list[tuple[int, str, str]] = []
-    unit, items = json_array_or_lines(text, source, problems)
-    builder = Builder(source, unit)
-    builder.problems += problems
+def read(data: Input, builder: Builder) -> None:
+    builder.unit, items = json_array_or_lines(data, builder.source, builder.scratch)
     builder.each(items, lambda number, obj: conversation_records(number, obj, builder))
-    return builder.finish()

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from workloads_app.formats.reading import Builder, Imported, jsonl
+from workloads_app.formats.reading import Builder, Input, jsonl
 
 
-def read(text: str, source: str) -> Imported:
-    builder = Builder(source)
-    for number, obj in jsonl(text, builder.problems):
+def read(data: Input, builder: Builder) -> None:
+    for number, obj in jsonl(data, builder.source, builder.scratch):
         if isinstance(obj, dict):
             builder.add(number, obj)
         else:
             builder.problem(number, "", "expected a JSON object")
-    return builder.finish()

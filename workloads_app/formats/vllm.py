@@ -13,17 +13,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from workloads_app.formats.reading import Builder, Imported, jsonl
+from workloads_app.formats.reading import Builder, Input, jsonl
 
 _KNOWN = {"prompt", "turns", "question_id", "category", "reference"}
+_NAMED_IGNORED = 50
 
 
-def read(text: str, source: str) -> Imported:
-    builder = Builder(source)
+def read(data: Input, builder: Builder) -> None:
     ignored: set[str] = set()
 
     def convert(number: int, obj: dict[str, Any]) -> None:
-        ignored.update(set(obj) - _KNOWN)
+        for name in set(obj) - _KNOWN:
+            if len(ignored) < _NAMED_IGNORED:  # each line may bring new names: name the first
+                ignored.add(name)
         if "turns" in obj:
             turns = obj["turns"]
             if not isinstance(turns, list) or not turns or not all(isinstance(t, str) for t in turns):
@@ -45,10 +47,6 @@ def read(text: str, source: str) -> Imported:
         else:
             raise ValueError("a vLLM custom dataset line needs 'prompt' (or SpecBench's 'turns')")
 
-    builder.each(jsonl(text, builder.problems), convert)
-    imported = builder.finish()
+    builder.each(jsonl(data, builder.source, builder.scratch), convert)
     if ignored:
-        imported.warnings.insert(
-            0, (0, "", f"fields not replayed (vLLM ignores them too): {', '.join(sorted(ignored))}")
-        )
-    return imported
+        builder.warn(0, f"fields not replayed (vLLM ignores them too): {', '.join(sorted(ignored))}")
