@@ -26,6 +26,8 @@ FAMILIES: dict[str, dict[str, bool]] = {
     "endpoint": {"created": WEBHOOK, "updated": WEBHOOK, "deleted": WEBHOOK},
     # The conformance probe found the endpoint's state changed (conforms, drifted, unknown).
     "drift": {"state_changed": WEBHOOK},
+    # Someone asked for a probe of an endpoint (it sends requests out in their name).
+    "probe": {"requested": TRAIL_ONLY},
     # The acceptance watch raised an alert and proposed a rollback.
     "acceptance": {"alert_raised": WEBHOOK},
     "route": {"created": TRAIL_ONLY, "updated": TRAIL_ONLY},

@@ -76,6 +76,7 @@ class _Reading:
         self.failures: list[str] = []
         self.counters: Counters | None = None
         self.reached = False
+        self.metrics_refused = ""  # why the endpoint's metrics_url may not be read, if so
 
     def compare(self, path: str, contract: Any, engine: Any) -> None:
         self.checked.add(path)
@@ -157,7 +158,10 @@ def _positions(engine: str, samples: Metrics, seen: Fetched) -> int | None:
 def _metrics(
     engine: str, reading: _Reading, fetcher: Fetcher, base: str, metrics_url: str
 ) -> tuple[Metrics, Fetched] | None:
-    fetched = fetcher.get(metrics_url or base, "" if metrics_url else "/metrics", want_json=False)
+    if metrics_url and reading.metrics_refused:
+        fetched = Fetched(url=metrics_url, failure=f"not read: metrics_url {reading.metrics_refused}")
+    else:
+        fetched = fetcher.get(metrics_url or base, "" if metrics_url else "/metrics", want_json=False)
     reading.keep("metrics", fetched)
     if not fetched.ok:
         return None
@@ -364,12 +368,20 @@ READERS = {"vllm": _vllm, "sglang": _sglang, "tgi": _tgi, "llamacpp": _llamacpp}
 
 
 def probe_engine(
-    doc: ContractDocument, *, engine: str, base_url: str, metrics_url: str, fetcher: Fetcher
+    doc: ContractDocument,
+    *,
+    engine: str,
+    base_url: str,
+    metrics_url: str,
+    fetcher: Fetcher,
+    metrics_refused: str = "",
 ) -> Outcome:
     """Read the engine and compare. Never raises for what the engine answers: an
-    unreachable or unreadable engine is `unknown` with the reason."""
+    unreachable or unreadable engine is `unknown` with the reason. `metrics_refused`:
+    why `metrics_url` may not be read (live_app.metrics_host); it is then not asked."""
     now = datetime.now(UTC).isoformat()
     reading = _Reading()
+    reading.metrics_refused = metrics_refused
     if doc.target.engine != engine:
         # The contract renders for its own engine only; another engine serves another route.
         reading.compare("target.engine", doc.target.engine, engine)
