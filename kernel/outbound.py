@@ -203,7 +203,9 @@ def request(
     except httpcore.TimeoutException:
         left = ends_at - time.monotonic()
         raise OutboundFailed(
-            f"no complete answer within {deadline_s:g} s" if left <= 0.05 else f"no answer within {deadline_s:g} s"
+            f"no complete answer within {deadline_s:g} s"
+            if left <= 0.05
+            else f"no answer within {deadline_s:g} s"
         ) from None
     except (httpcore.NetworkError, httpcore.ProtocolError) as exc:
         raise OutboundFailed(f"{type(exc).__name__}: {exc}") from None

@@ -101,7 +101,9 @@ class ProbeRequest(models.Model):
     the API's short wait. The permission was checked when it was asked."""
 
     endpoint = models.ForeignKey(Endpoint, on_delete=models.CASCADE, related_name="probe_requests")
-    state = models.CharField(max_length=16, choices=ProbeRequestState.choices, default=ProbeRequestState.QUEUED)
+    state = models.CharField(
+        max_length=16, choices=ProbeRequestState.choices, default=ProbeRequestState.QUEUED
+    )
     actor = models.CharField(max_length=150)
     requested_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

@@ -15,7 +15,8 @@ from django.utils.timesince import timesince
 from contracts_app.models import Route
 from dashboard_app.charts import figure_json
 from dashboard_app.charts.live import acceptance_over_time
-from live_app.models import AcceptanceAlert, AcceptanceSample, Endpoint
+from live_app.choices import ProbeRequestState
+from live_app.models import AcceptanceAlert, AcceptanceSample, Endpoint, ProbeRequest
 from live_app.selectors import acceptance_floor, benchmark_acceptance, endpoints_of
 from releases_app.choices import ARMS
 from releases_app.models import Release
@@ -54,6 +55,8 @@ class EndpointRow:
     chart_id: str
     chart_json: str | None
     alerts: list[Any] = field(default_factory=list)
+    # The probe someone asked for that the worker has not finished yet, if any.
+    pending: ProbeRequest | None = None
 
 
 SERIES_POINTS = 500
@@ -72,6 +75,13 @@ def endpoint_rows(route: Route) -> list[EndpointRow]:
             "alerts",
             queryset=AcceptanceAlert.objects.order_by("-raised_at", "-id")[:20],
             to_attr="recent_alerts",
+        ),
+        Prefetch(
+            "probe_requests",
+            queryset=ProbeRequest.objects.filter(
+                state__in=(ProbeRequestState.QUEUED, ProbeRequestState.RUNNING)
+            ).order_by("-requested_at", "-id")[:1],
+            to_attr="pending_requests",
         ),
     )
     references: dict[int, float | None] = {}
@@ -95,8 +105,15 @@ def endpoint_rows(route: Route) -> list[EndpointRow]:
                     alerts=[(a.raised_at.isoformat(), a.live_rate) for a in alerts],
                 )
             )
-        rows.append(EndpointRow(endpoint, state_words(endpoint), f"live-{endpoint.pk}", chart, alerts))
+        pending = next(iter(endpoint.pending_requests), None)
+        rows.append(
+            EndpointRow(endpoint, state_words(endpoint), f"live-{endpoint.pk}", chart, alerts, pending)
+        )
     return rows
+
+
+def probes_pending(rows: list[EndpointRow]) -> bool:
+    return any(row.pending is not None for row in rows)
 
 
 def live_words(route: Route) -> str | None:

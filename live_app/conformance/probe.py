@@ -282,7 +282,9 @@ def _sglang(doc: ContractDocument, r: _Reading, f: Fetcher, base: str, metrics_u
         states = args.get("internal_states")
         if isinstance(states, list):  # one per DP rank: its acceptance length since start
             lengths = [s.get("avg_spec_accept_length") for s in states if isinstance(s, dict)]
-            info.saw("internal_states[].avg_spec_accept_length", [v for v in lengths if v is not None] or None)
+            info.saw(
+                "internal_states[].avg_spec_accept_length", [v for v in lengths if v is not None] or None
+            )
     for key in want:
         r.not_reported(_field("sglang", key, method))
     r.not_reported(METHOD)
