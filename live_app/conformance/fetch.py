@@ -88,7 +88,8 @@ class Fetcher:
         return self.ends_at - time.monotonic()
 
     def get(self, base: str, path: str, *, want_json: bool = True) -> Fetched:
-        url = urljoin(base.rstrip("/") + "/", path.lstrip("/"))
+        # No path: `base` is the whole URL (a metrics_url), asked as written.
+        url = urljoin(base.rstrip("/") + "/", path.lstrip("/")) if path else base
         out = Fetched(url=url)
         left = self.left_s()
         if left <= 0.05:
