@@ -8,9 +8,6 @@ urlpatterns = [
     path("routes/<str:slug>/", routes.route_detail, name="route-detail"),
     path("routes/<str:slug>/card/", card.route_card, name="route-card"),
     path("routes/<str:slug>/endpoints/table", probes.route_endpoints_table, name="route-endpoints-table"),
-    path(
-        "routes/<str:slug>/endpoints/<str:name>/probe", probes.endpoint_probe_ask, name="route-endpoint-probe"
-    ),
     path("routes/<str:slug>/card.md", card.route_card_markdown, name="route-card-md"),
     path("releases/<int:release_id>/", releases.release_detail, name="release-detail"),
     path("releases/<int:release_id>/evidence/progress", releases.release_progress, name="release-progress"),

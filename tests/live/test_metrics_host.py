@@ -25,12 +25,16 @@ def test_an_operators_metrics_url_on_another_host_is_refused_naming_the_field(
     route_v1: Any, operator: Any
 ) -> None:
     client = as_caller("operator", operator).client()
-    response = client.post(URL, _body("http://127.0.0.1:8000", "http://127.0.0.2:9100/metrics"), format="json")
+    response = client.post(
+        URL, _body("http://127.0.0.1:8000", "http://127.0.0.2:9100/metrics"), format="json"
+    )
     assert response.status_code == 400, response.content
     [error] = response.json()["errors"]
     assert error["path"] == "metrics_url" and "an admin can allow" in error["message"]
     assert not Endpoint.objects.exists() and not AuditEvent.objects.filter(action="endpoint.created").exists()
-    same_host = client.post(URL, _body("http://127.0.0.1:8000", "http://127.0.0.1:9100/metrics"), format="json")
+    same_host = client.post(
+        URL, _body("http://127.0.0.1:8000", "http://127.0.0.1:9100/metrics"), format="json"
+    )
     assert same_host.status_code == 201, same_host.content  # another port: a sidecar's layout
     asks = client.patch(URL + "prod-eu/", {"metrics_host_allowed": True}, format="json")
     assert asks.status_code == 403  # only an admin allows
@@ -66,4 +70,6 @@ def test_a_stored_metrics_url_on_another_host_nobody_allowed_is_not_read(
         Endpoint.objects.create(route=route_v1, name="prod-eu", base_url=engine.base_url, engine="vllm",
                                 expects="active", metrics_url=other_host)  # fmt: skip
         probe = as_caller("operator", operator).client().post(URL + "prod-eu/probe").json()
-    assert probe["evidence"]["metrics"]["failure"].startswith("not read: metrics_url must be on base_url's host")
+    assert probe["evidence"]["metrics"]["failure"].startswith(
+        "not read: metrics_url must be on base_url's host"
+    )

@@ -78,8 +78,12 @@ def test_the_migration_scrubs_the_bodies_stored_before(route_v1: Any, operator: 
         route=route_v1, name="prod-eu", base_url="http://127.0.0.1:9", engine="sglang", expects="active"
     )
     old = {
-        "server_info": {"url": "http://127.0.0.1:9/server_info", "status": 200, "body": MARKER,
-                        "body_truncated": True},  # fmt: skip
+        "server_info": {
+            "url": "http://127.0.0.1:9/server_info",
+            "status": 200,
+            "body": MARKER,
+            "body_truncated": True,
+        },
         "metrics": {"url": "http://127.0.0.1:9/metrics", "status": 200, "body": f"spec {MARKER}"},
         "internal_states": [{"avg_spec_accept_length": 2.1, "note": MARKER}],
     }

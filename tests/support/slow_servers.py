@@ -9,6 +9,7 @@ Each is a context manager giving its base URL; the server stops with it."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import time
@@ -51,10 +52,8 @@ class _Quiet(BaseHTTPRequestHandler):
         pass
 
     def handle(self) -> None:
-        try:
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the probe hung up at its deadline
             super().handle()
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the probe hung up at its deadline: what it should do
 
 
 @contextmanager
