@@ -282,7 +282,10 @@ def _send(
     started = time.monotonic()
     host_header = target.host if target.port in (80, 443) else f"{target.host}:{target.port}"
     # Identity encoding: the size limit then counts the bytes that arrive (no gzip bomb).
-    send_headers = {**(headers or {}), "Host": host_header, "Accept-Encoding": "identity"}
+    given = {**(headers or {}), "Host": host_header, "Accept-Encoding": "identity"}
+    if content is not None:  # httpcore frames nothing itself (httpx did)
+        given["Content-Length"] = str(len(content))
+    send_headers: list[tuple[bytes | str, bytes | str]] = list(given.items())
     extensions: dict[str, Any] = {"timeout": {"connect": None, "read": None, "write": None, "pool": None}}
     if target.scheme == "https":
         extensions["sni_hostname"] = target.host
