@@ -14,7 +14,7 @@ from django.db import InterfaceError
 from django.db import OperationalError as DatabaseOperationalError
 from django.utils import timezone
 
-from live_app.models import AcceptanceSample, Endpoint, Probe
+from live_app.models import AcceptanceSample, Endpoint, Probe, ProbeRequest
 from live_app.services.probe_requests import PROBE_REQUEST_TASK, probe_request_run
 from live_app.services.probes import endpoints_probe_bounded
 
@@ -60,4 +60,5 @@ def history_prune() -> int:
     kept = Endpoint.objects.exclude(last_probe=None).values("last_probe")
     probes, _ = Probe.objects.filter(probed_at__lt=cutoff).exclude(pk__in=kept).delete()
     samples, _ = AcceptanceSample.objects.filter(taken_at__lt=cutoff).delete()
-    return probes + samples
+    asked, _ = ProbeRequest.objects.filter(requested_at__lt=cutoff).delete()
+    return probes + samples + asked

@@ -6,8 +6,10 @@ two endpoints a release is benchmarked on."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db.models import Prefetch
 from django.utils import timezone
 from django.utils.timesince import timesince
@@ -62,6 +64,12 @@ class EndpointRow:
 SERIES_POINTS = 500
 
 
+def _pending_since() -> datetime:
+    """A request still queued long after any probe would have ended is not waited for (the
+    control-plane worker may be down): the page stops refreshing for it."""
+    return timezone.now() - timedelta(seconds=3 * settings.ENDPOINT_PROBE_TIMEOUT_S + 60)
+
+
 def endpoint_rows(route: Route) -> list[EndpointRow]:
     """Constant queries whatever the number of endpoints: the endpoints, their latest
     samples and alerts (prefetched, sliced per endpoint), one benchmark read per version."""
@@ -79,7 +87,8 @@ def endpoint_rows(route: Route) -> list[EndpointRow]:
         Prefetch(
             "probe_requests",
             queryset=ProbeRequest.objects.filter(
-                state__in=(ProbeRequestState.QUEUED, ProbeRequestState.RUNNING)
+                state__in=(ProbeRequestState.QUEUED, ProbeRequestState.RUNNING),
+                requested_at__gte=_pending_since(),
             ).order_by("-requested_at", "-id")[:1],
             to_attr="pending_requests",
         ),

@@ -72,7 +72,7 @@ def route_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "releases": releases,
             "endpoint_rows": rows,
             "probes_pending": probes_pending(rows),
-            "can_probe": has_role(request, "operator"),
+            "can_probe": bool(rows) and has_role(request, "operator"),  # its role read only when needed
             "nav": "routes",
         },
     )
