@@ -28,6 +28,8 @@ FAMILIES: dict[str, dict[str, bool]] = {
     "secret_binding": {"created": TRAIL_ONLY, "updated": TRAIL_ONLY, "deleted": TRAIL_ONLY},
     # The conformance probe found the endpoint's state changed (conforms, drifted, unknown).
     "drift": {"state_changed": WEBHOOK},
+    # Someone asked for a probe of an endpoint (it sends requests out in their name).
+    "probe": {"requested": TRAIL_ONLY},
     # The acceptance watch raised an alert and proposed a rollback.
     "acceptance": {"alert_raised": WEBHOOK},
     "route": {"created": TRAIL_ONLY, "updated": TRAIL_ONLY},

@@ -16,19 +16,20 @@ Every request:
   they reach the same services loopback does;
 - follows no redirect (a 3xx is returned as it is, for the caller to report);
 - ends by a total deadline, not only per-read timeouts (a server that trickles one byte a
-  second would otherwise hold a web worker for ever), and reads at most `max_bytes`.
+  second would otherwise hold its caller for ever), in the caller's thread (no helper
+  thread outlives it), and reads at most `max_bytes`.
 """
 
 from __future__ import annotations
 
-import threading
+import ssl
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-import httpx
+import httpcore
 
 from kernel.errors import DomainError, FieldError
 
@@ -190,34 +191,84 @@ def request(
     """One request within the policy, a total deadline and a size limit. A body longer
     than `max_bytes` is cut there (`truncated=True`) rather than read on.
 
-    The request runs in its own thread and the caller waits at most `deadline_s`: httpx's
-    timeouts are per read, so a server that trickles bytes would outlast any of them. A
-    thread left behind ends by its own read timeout (the same deadline) and is discarded."""
+    It runs in the caller's thread, and every socket operation (connect, TLS handshake,
+    each write and read) waits at most what is left of `deadline_s`: per-read timeouts
+    alone (httpx's) let a server that trickles a byte a second outlast any of them, and a
+    helper thread left behind to finish such a read is a thread per request leaked. Here
+    the request is over, and its socket closed, when the deadline is."""
     target = check_url(url, policy, field_path=field_path)
-    outcome: dict[str, Any] = {}
+    ends_at = time.monotonic() + deadline_s
+    try:
+        return _send(target, method, headers, content, ends_at, max_bytes)
+    except httpcore.TimeoutException:
+        left = ends_at - time.monotonic()
+        raise OutboundFailed(
+            f"no complete answer within {deadline_s:g} s"
+            if left <= 0.05
+            else f"no answer within {deadline_s:g} s"
+        ) from None
+    except (httpcore.NetworkError, httpcore.ProtocolError) as exc:
+        raise OutboundFailed(f"{type(exc).__name__}: {exc}") from None
 
-    def run() -> None:
-        try:
-            outcome["response"] = _send(target, method, headers, content, deadline_s, max_bytes)
-        except Exception as exc:  # handed to the caller below
-            outcome["error"] = exc
 
-    worker = threading.Thread(target=run, name="specpact-outbound", daemon=True)
-    worker.start()
-    worker.join(deadline_s)
-    if worker.is_alive():
-        raise OutboundFailed(f"no complete answer within {deadline_s:g} s")
-    if "error" in outcome:
-        error = outcome["error"]
-        if isinstance(error, OutboundFailed):
-            raise error
-        if isinstance(error, httpx.TimeoutException):
-            raise OutboundFailed(f"no answer within {deadline_s:g} s")
-        if isinstance(error, httpx.HTTPError):
-            raise OutboundFailed(f"{type(error).__name__}: {error}")
-        raise error
-    response: OutboundResponse = outcome["response"]
-    return response
+class _DeadlineStream(httpcore.NetworkStream):
+    """A socket whose every operation ends by `ends_at` (a shared, absolute deadline)."""
+
+    def __init__(self, inner: httpcore.NetworkStream, ends_at: float) -> None:
+        self.inner, self.ends_at = inner, ends_at
+
+    def _left(self, timeout: float | None) -> float:
+        left = self.ends_at - time.monotonic()
+        if left <= 0:
+            raise httpcore.ReadTimeout("the request's deadline passed")
+        return left if timeout is None else min(timeout, left)
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self.inner.read(max_bytes, self._left(timeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self.inner.write(buffer, self._left(timeout))
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def start_tls(
+        self, ssl_context: ssl.SSLContext, server_hostname: str | None = None, timeout: float | None = None
+    ) -> httpcore.NetworkStream:
+        # CPython bounds the whole handshake by the socket's timeout (_ssl.c, do_handshake).
+        tls = self.inner.start_tls(ssl_context, server_hostname, self._left(timeout))
+        return _DeadlineStream(tls, self.ends_at)
+
+    def get_extra_info(self, info: str) -> Any:
+        return self.inner.get_extra_info(info)
+
+
+class _DeadlineBackend(httpcore.NetworkBackend):
+    def __init__(self, ends_at: float) -> None:
+        self.inner, self.ends_at = httpcore.SyncBackend(), ends_at
+
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore.NetworkStream:
+        left = self.ends_at - time.monotonic()
+        if left <= 0:
+            raise httpcore.ConnectTimeout("the request's deadline passed")
+        wait = left if timeout is None else min(timeout, left)
+        stream = self.inner.connect_tcp(host, port, wait, local_address, socket_options)
+        return _DeadlineStream(stream, self.ends_at)
+
+    def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
+    ) -> httpcore.NetworkStream:
+        raise httpcore.ConnectError("unix sockets are not an outbound target")
+
+    def sleep(self, seconds: float) -> None:
+        time.sleep(max(0.0, min(seconds, self.ends_at - time.monotonic())))
 
 
 def _send(
@@ -225,24 +276,33 @@ def _send(
     method: str,
     headers: dict[str, str] | None,
     content: bytes | None,
-    deadline_s: float,
+    ends_at: float,
     max_bytes: int,
 ) -> OutboundResponse:
     started = time.monotonic()
     host_header = target.host if target.port in (80, 443) else f"{target.host}:{target.port}"
     # Identity encoding: the size limit then counts the bytes that arrive (no gzip bomb).
-    send_headers = {**(headers or {}), "Host": host_header, "Accept-Encoding": "identity"}
-    extensions = {"sni_hostname": target.host} if target.scheme == "https" else {}
+    given = {**(headers or {}), "Host": host_header, "Accept-Encoding": "identity"}
+    if content is not None:  # httpcore frames nothing itself (httpx did)
+        given["Content-Length"] = str(len(content))
+    send_headers: list[tuple[bytes | str, bytes | str]] = list(given.items())
+    extensions: dict[str, Any] = {"timeout": {"connect": None, "read": None, "write": None, "pool": None}}
+    if target.scheme == "https":
+        extensions["sni_hostname"] = target.host
+    # httpcore itself: no redirects followed, no proxy from the environment, and the
+    # network backend is ours (httpx's transport does not take one).
     with (
-        httpx.Client(timeout=httpx.Timeout(deadline_s), follow_redirects=False, trust_env=False) as client,
-        client.stream(
+        httpcore.ConnectionPool(
+            ssl_context=ssl.create_default_context(), network_backend=_DeadlineBackend(ends_at), retries=0
+        ) as pool,
+        pool.stream(
             method, _pinned_url(target), headers=send_headers, content=content, extensions=extensions
         ) as response,
     ):
         chunks: list[bytes] = []
         size = 0
         truncated = False
-        for chunk in response.iter_raw(16384):
+        for chunk in response.iter_stream():
             take = chunk[: max_bytes - size]
             chunks.append(take)
             size += len(take)
@@ -250,8 +310,8 @@ def _send(
                 truncated = True
                 break
         return OutboundResponse(
-            status=response.status_code,
-            headers={k.lower(): v for k, v in response.headers.items()},
+            status=response.status,
+            headers={k.decode("latin-1").lower(): v.decode("latin-1") for k, v in response.headers},
             body=b"".join(chunks),
             elapsed_s=time.monotonic() - started,
             truncated=truncated,

@@ -13,6 +13,16 @@ class ProbeState(models.TextChoices):
     UNKNOWN = "unknown", "unknown"
 
 
+class ProbeRequestState(models.TextChoices):
+    """A requested probe's progress (not its finding: that is the probe's ProbeState)."""
+
+    QUEUED = "queued", "queued"
+    RUNNING = "running", "running"
+    DONE = "done", "done"
+    # It could not run: the endpoint went away, or the worker gave up on it (the reason).
+    FAILED = "failed", "failed"
+
+
 # An endpoint is a running server: one of the format's server engines, named as the format names them.
 # (django-stubs types only the class form of TextChoices.)
 EndpointEngine = models.TextChoices(  # type: ignore[call-overload]

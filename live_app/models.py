@@ -16,7 +16,7 @@ from django.conf import settings
 from django.core.validators import RegexValidator
 from django.db import models
 
-from live_app.choices import AlertState, EndpointEngine, ProbeState, SecretKind
+from live_app.choices import AlertState, EndpointEngine, ProbeRequestState, ProbeState, SecretKind
 from live_app.expects import Expects
 
 ENDPOINT_NAME_PATTERN = r"^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$"
@@ -56,6 +56,9 @@ class Endpoint(models.Model):
     name = models.CharField(max_length=40, validators=[ENDPOINT_NAME_VALIDATOR])
     base_url = models.CharField(max_length=2048)
     metrics_url = models.CharField(max_length=2048, blank=True)
+    # An admin allowed `metrics_url` on another host than `base_url`'s (live_app.metrics_host):
+    # cleared when someone else moves either URL.
+    metrics_host_allowed = models.BooleanField(default=False)
     engine = models.CharField(max_length=16, choices=EndpointEngine.choices)
     expects = models.CharField(max_length=40, help_text="active, or release:<id>")
     # For `release:<id>`, the release's candidate (what a probe holds the engine against);
@@ -111,6 +114,11 @@ class Probe(models.Model):
     # False: nothing the engine answered could be read (unreachable, refused, timed out).
     reached = models.BooleanField(default=True)
     probed_at = models.DateTimeField()
+    # Who asked: `user:<name>`, `token:<prefix>`, or the scheduled probes' `beat`.
+    actor = models.CharField(max_length=150, blank=True)
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     class Meta:
         ordering = ["-probed_at", "-id"]
@@ -118,6 +126,33 @@ class Probe(models.Model):
 
     def __str__(self) -> str:
         return f"probe of {self.endpoint_id} at {self.probed_at}: {self.state}"
+
+
+class ProbeRequest(models.Model):
+    """A probe someone asked for (API, page), run by the control-plane worker: where the
+    asker reads the outcome (`…/endpoints/{name}/probes/{id}`) when it did not come within
+    the API's short wait. The permission was checked when it was asked."""
+
+    endpoint = models.ForeignKey(Endpoint, on_delete=models.CASCADE, related_name="probe_requests")
+    state = models.CharField(
+        max_length=16, choices=ProbeRequestState.choices, default=ProbeRequestState.QUEUED
+    )
+    actor = models.CharField(max_length=150)
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    probe = models.ForeignKey(Probe, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    reason = models.TextField(blank=True)  # why it failed (not the probe's own reason)
+    requested_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-requested_at", "-id"]
+        indexes = [models.Index(fields=["endpoint", "state"])]
+
+    def __str__(self) -> str:
+        return f"probe request {self.pk} of {self.endpoint_id}: {self.state}"
 
 
 class AcceptanceSample(models.Model):

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from django.db.models import QuerySet
 
 from benchmarks_app.models import RunResult
 from contracts_app.models import ContractVersion, Route
-from live_app.models import Endpoint, SecretBinding
+from live_app.choices import ProbeRequestState
+from live_app.models import Endpoint, ProbeRequest, SecretBinding
 
 # A release's states once an approver approved it (releases_app.choices.ReleaseState, read
 # through the run's release without importing releases_app, which sits above live_app;
@@ -33,6 +35,29 @@ def bindings_of(route: Route) -> QuerySet[SecretBinding]:
 
 def binding_get(route: Route, name: str) -> SecretBinding | None:
     return bindings_of(route).filter(name=name).first()
+
+
+def probe_request_get(endpoint: Endpoint, request_id: int) -> ProbeRequest | None:
+    return (
+        ProbeRequest.objects.filter(endpoint=endpoint, pk=request_id)
+        .select_related("probe", "probe__version")
+        .first()
+    )
+
+
+FINISHED = (ProbeRequestState.DONE, ProbeRequestState.FAILED)
+
+
+def probe_request_wait(asked: ProbeRequest, wait_s: float, *, poll_s: float = 0.05) -> ProbeRequest:
+    """`asked` as it is once finished, or after `wait_s` (then still queued or running)."""
+    ends_at = time.monotonic() + wait_s
+    while asked.state not in FINISHED and time.monotonic() < ends_at:
+        time.sleep(min(poll_s, max(0.0, ends_at - time.monotonic())))
+        state = ProbeRequest.objects.filter(pk=asked.pk).values_list("state", flat=True).first()
+        if state is None:  # the endpoint was deleted meanwhile, and its requests with it
+            break
+        asked.state = state
+    return probe_request_get(asked.endpoint, asked.pk) or asked
 
 
 def benchmark_acceptance(version: ContractVersion) -> float | None:

@@ -1,6 +1,7 @@
-"""Beat's scheduled probes: every endpoint probed (and its acceptance sampled) in turn.
-Each probe ends within ENDPOINT_PROBE_TIMEOUT_S; one endpoint's failure is its own state
-(`unknown` with the reason), never the others'."""
+"""The control-plane worker's probes: a probe someone asked for (API, page), and beat's
+scheduled probes of every endpoint (with their acceptance samples), ENDPOINT_PROBE_CONCURRENCY
+at a time. Each probe ends within ENDPOINT_PROBE_TIMEOUT_S; one endpoint's failure is its
+own state (`unknown` with the reason), never the others'."""
 
 from __future__ import annotations
 
@@ -9,27 +10,45 @@ from datetime import timedelta
 
 from celery import shared_task
 from django.conf import settings
+from django.db import InterfaceError
+from django.db import OperationalError as DatabaseOperationalError
 from django.utils import timezone
 
-from kernel.errors import DomainError
-from live_app.models import AcceptanceSample, Endpoint, Probe
-from live_app.services import endpoint_probe
+from live_app.models import AcceptanceSample, Endpoint, Probe, ProbeRequest
+from live_app.services.probe_requests import PROBE_REQUEST_TASK, probe_request_run
+from live_app.services.probes import endpoints_probe_bounded
 
 log = logging.getLogger(__name__)
+
+# What goes away on its own (the database restarting or failing over); anything else is a
+# bug a retry won't fix.
+TRANSIENT_ERRORS = (DatabaseOperationalError, InterfaceError)
+
+
+@shared_task(
+    name=PROBE_REQUEST_TASK,
+    ignore_result=True,
+    # Acknowledged when done and put back when its process dies mid-way: a redelivered
+    # request probes again (`probe_request_run` claims it; a finished one is a no-op).
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=TRANSIENT_ERRORS,
+    retry_backoff=2,
+    retry_backoff_max=60,
+    retry_jitter=True,
+    max_retries=5,
+    # The probe ends by its own deadline; this only catches what it does not bound (DNS).
+    soft_time_limit=settings.ENDPOINT_PROBE_TIMEOUT_S + 30,
+    time_limit=settings.ENDPOINT_PROBE_TIMEOUT_S + 60,
+)
+def probe_request_task(request_id: int) -> str:
+    return probe_request_run(request_id=request_id)
 
 
 @shared_task(name="live_app.probe_endpoints", ignore_result=True)
 def probe_endpoints() -> int:
-    done = 0
-    for pk in Endpoint.objects.order_by("id").values_list("id", flat=True):
-        endpoint = Endpoint.objects.select_related("route").filter(pk=pk).first()
-        if endpoint is None:
-            continue  # deleted meanwhile
-        try:
-            endpoint_probe(endpoint=endpoint)
-            done += 1
-        except DomainError as exc:
-            log.warning("probe of endpoint %s failed: %s", pk, exc.detail)
+    endpoints = Endpoint.objects.select_related("route").order_by("id")
+    done = len(endpoints_probe_bounded(endpoints=endpoints, concurrency=settings.ENDPOINT_PROBE_CONCURRENCY))
     history_prune()
     return done
 
@@ -41,4 +60,5 @@ def history_prune() -> int:
     kept = Endpoint.objects.exclude(last_probe=None).values("last_probe")
     probes, _ = Probe.objects.filter(probed_at__lt=cutoff).exclude(pk__in=kept).delete()
     samples, _ = AcceptanceSample.objects.filter(taken_at__lt=cutoff).delete()
-    return probes + samples
+    asked, _ = ProbeRequest.objects.filter(requested_at__lt=cutoff).delete()
+    return probes + samples + asked

@@ -14,7 +14,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 from specpact.apps_list import PROJECT_APPS
-from specpact.env import env_bool, env_int, env_list, env_str
+from specpact.env import env_bool, env_float, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("SPECPACT_VAR_DIR", str(BASE_DIR / "var")) or BASE_DIR / "var")
@@ -247,6 +247,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "WorkloadFormatEnum": "workloads_app.models.WorkloadVersion.Format",
         "LiveProbeStateEnum": "live_app.choices.ProbeState",
+        "LiveProbeRequestStateEnum": "live_app.choices.ProbeRequestState",
         "LiveEngineEnum": "live_app.choices.EndpointEngine",
         "SecretKindEnum": "live_app.choices.SecretKind",
         # Releases and endpoints both have a `state` choice set: each keeps its own name.
@@ -364,8 +365,14 @@ AUDIT_FULL_VERIFY_INTERVAL_S = env_int("AUDIT_FULL_VERIFY_INTERVAL_S", 6 * 3600)
 # Link-local and metadata addresses are refused whatever this says (kernel/outbound.py).
 _PRIVATE_NETWORKS = "10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7"
 ENDPOINT_ALLOWED_NETWORKS = env_str("ENDPOINT_ALLOWED_NETWORKS", _PRIVATE_NETWORKS)
-# A probe (every request it sends together) ends within this many seconds.
+# A probe (every request it sends together: connect, headers, body) ends within this many
+# seconds. Probes run on the control-plane worker, never in a web worker.
 ENDPOINT_PROBE_TIMEOUT_S = env_int("ENDPOINT_PROBE_TIMEOUT_S", 10)
+# How long `POST …/endpoints/{name}/probe` waits for the probe before answering 202 with
+# where to read it (a web worker is held that long at most).
+ENDPOINT_PROBE_WAIT_S = env_float("ENDPOINT_PROBE_WAIT_S", 2.0)
+# How many endpoints beat's scheduled probes read at once.
+ENDPOINT_PROBE_CONCURRENCY = env_int("ENDPOINT_PROBE_CONCURRENCY", 8)
 # The most one engine answer may be (a /metrics of a large vLLM is well under 1 MiB).
 ENDPOINT_PROBE_MAX_BYTES = env_int("ENDPOINT_PROBE_MAX_BYTES", 4 * 1024 * 1024)
 # Scheduled probes and acceptance samples of every endpoint, on beat.

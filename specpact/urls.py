@@ -24,6 +24,7 @@ urlpatterns = [
     path("", include("accounts_app.urls")),
     path("", include("audit_app.urls")),
     path("", include("releases_app.urls")),
+    path("", include("live_app.urls")),
     path("", include("benchmarks_app.urls")),
     path("", include("contracts_app.urls")),
     path("", include("workloads_app.urls")),

@@ -102,9 +102,27 @@ def _conclusions_inline(request: pytest.FixtureRequest, monkeypatch: pytest.Monk
     monkeypatch.setattr(tasks, "release_conclude_enqueue", inline)
 
 
+@pytest.fixture(autouse=True)
+def _probes_inline(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A probe asked for through the API or a page is sent to the control-plane worker
+    (`live_app.services.probe_requests.publish`); the suite runs no such worker, so the
+    task runs inline, through Celery's `apply()`, and the API's short wait finds it done.
+    Tests with a real worker (`control_plane`) or `sends_through_the_broker` send it."""
+    if {"control_plane", "sends_through_the_broker"} & set(request.fixturenames):
+        return
+    from live_app import tasks
+    from live_app.services import probe_requests
+
+    def inline(request_id: int) -> None:
+        tasks.probe_request_task.apply(args=[request_id])
+
+    monkeypatch.setattr(probe_requests, "publish", inline)
+
+
 @pytest.fixture
 def sends_through_the_broker() -> None:
-    """The test sends releases' conclusions as production does (see `_conclusions_inline`)."""
+    """The test sends releases' conclusions and requested probes as production does (see
+    `_conclusions_inline`, `_probes_inline`)."""
 
 
 @pytest.fixture

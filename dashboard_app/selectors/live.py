@@ -6,8 +6,10 @@ two endpoints a release is benchmarked on."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db.models import Prefetch
 from django.utils import timezone
 from django.utils.timesince import timesince
@@ -15,7 +17,8 @@ from django.utils.timesince import timesince
 from contracts_app.models import Route
 from dashboard_app.charts import figure_json
 from dashboard_app.charts.live import acceptance_over_time
-from live_app.models import AcceptanceAlert, AcceptanceSample, Endpoint
+from live_app.choices import ProbeRequestState
+from live_app.models import AcceptanceAlert, AcceptanceSample, Endpoint, ProbeRequest
 from live_app.selectors import acceptance_floor, benchmark_acceptance, endpoints_of
 from releases_app.choices import ARMS
 from releases_app.models import Release
@@ -54,9 +57,17 @@ class EndpointRow:
     chart_id: str
     chart_json: str | None
     alerts: list[Any] = field(default_factory=list)
+    # The probe someone asked for that the worker has not finished yet, if any.
+    pending: ProbeRequest | None = None
 
 
 SERIES_POINTS = 500
+
+
+def _pending_since() -> datetime:
+    """A request still queued long after any probe would have ended is not waited for (the
+    control-plane worker may be down): the page stops refreshing for it."""
+    return timezone.now() - timedelta(seconds=3 * settings.ENDPOINT_PROBE_TIMEOUT_S + 60)
 
 
 def endpoint_rows(route: Route) -> list[EndpointRow]:
@@ -72,6 +83,14 @@ def endpoint_rows(route: Route) -> list[EndpointRow]:
             "alerts",
             queryset=AcceptanceAlert.objects.order_by("-raised_at", "-id")[:20],
             to_attr="recent_alerts",
+        ),
+        Prefetch(
+            "probe_requests",
+            queryset=ProbeRequest.objects.filter(
+                state__in=(ProbeRequestState.QUEUED, ProbeRequestState.RUNNING),
+                requested_at__gte=_pending_since(),
+            ).order_by("-requested_at", "-id")[:1],
+            to_attr="pending_requests",
         ),
     )
     references: dict[int, float | None] = {}
@@ -95,8 +114,15 @@ def endpoint_rows(route: Route) -> list[EndpointRow]:
                     alerts=[(a.raised_at.isoformat(), a.live_rate) for a in alerts],
                 )
             )
-        rows.append(EndpointRow(endpoint, state_words(endpoint), f"live-{endpoint.pk}", chart, alerts))
+        pending = next(iter(endpoint.pending_requests), None)
+        rows.append(
+            EndpointRow(endpoint, state_words(endpoint), f"live-{endpoint.pk}", chart, alerts, pending)
+        )
     return rows
+
+
+def probes_pending(rows: list[EndpointRow]) -> bool:
+    return any(row.pending is not None for row in rows)
 
 
 def live_words(route: Route, endpoints: list[Endpoint] | None = None) -> str | None:

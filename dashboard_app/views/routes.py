@@ -11,6 +11,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from accounts_app.permissions import has_role
 from contracts_app import selectors
 from contracts_app.document.schema import KNOWN_LANES
 from contracts_app.models import Route
@@ -18,7 +19,7 @@ from contracts_app.views.pages import route_or_404
 from dashboard_app.filters import OverviewFilterSet
 from dashboard_app.selectors.checklist import route_checklist
 from dashboard_app.selectors.description import route_description
-from dashboard_app.selectors.live import drifted_endpoints, endpoint_rows
+from dashboard_app.selectors.live import drifted_endpoints, endpoint_rows, probes_pending
 from dashboard_app.selectors.overview import route_rows
 from kernel.filtersets import page_filter_query, page_queryset
 from releases_app.models import Release
@@ -60,6 +61,7 @@ def route_detail(request: HttpRequest, slug: str) -> HttpResponse:
     releases = list(
         Release.objects.filter(route=route).select_related("baseline_version", "candidate_version")[:10]
     )
+    rows = endpoint_rows(route)
     return render(
         request,
         "dashboard/route_detail.html",
@@ -70,7 +72,9 @@ def route_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "description": route_description(route),
             "checklist": route_checklist(route),
             "releases": releases,
-            "endpoint_rows": endpoint_rows(route),
+            "endpoint_rows": rows,
+            "probes_pending": probes_pending(rows),
+            "can_probe": bool(rows) and has_role(request, "operator"),  # its role read only when needed
             "nav": "routes",
         },
     )

@@ -5,7 +5,7 @@ from typing import Any
 from rest_framework import serializers
 
 from live_app.choices import EndpointEngine, SecretKind
-from live_app.models import Endpoint, Probe, SecretBinding
+from live_app.models import Endpoint, Probe, ProbeRequest, SecretBinding
 from live_app.secrets import shown_auth
 
 
@@ -17,7 +17,13 @@ class LiveEndpointIn(serializers.Serializer[Any]):
     engine = serializers.ChoiceField(choices=EndpointEngine.choices)
     expects = serializers.CharField(max_length=40, default="active", help_text="active, or release:<id>")
     metrics_url = serializers.CharField(
-        max_length=2048, required=False, allow_blank=True, help_text="default: <base_url>/metrics"
+        max_length=2048,
+        required=False,
+        allow_blank=True,
+        help_text="default: <base_url>/metrics; on base_url's host (any port) unless an admin allows another",
+    )
+    metrics_host_allowed = serializers.BooleanField(
+        required=False, default=False, help_text="admins only: metrics_url may be on another host"
     )
     auth = serializers.JSONField(
         required=False,
@@ -34,6 +40,9 @@ class LiveEndpointPatchIn(serializers.Serializer[Any]):
     engine = serializers.ChoiceField(choices=EndpointEngine.choices, required=False)
     expects = serializers.CharField(max_length=40, required=False, help_text="active, or release:<id>")
     metrics_url = serializers.CharField(max_length=2048, required=False, allow_blank=True)
+    metrics_host_allowed = serializers.BooleanField(
+        required=False, help_text="admins only; cleared when a non-admin moves base_url or metrics_url"
+    )
     auth = serializers.JSONField(
         required=False, allow_null=True, help_text='{"binding": NAME} of the route, or null'
     )
@@ -60,10 +69,25 @@ class ProbeSerializer(serializers.ModelSerializer[Probe]):
 
     class Meta:
         model = Probe
-        fields = ["state", "version", "differences", "unknown", "reason", "reached", "probed_at", "evidence"]
+        fields = ["state", "version", "differences", "unknown", "reason", "reached", "probed_at", "actor",
+                  "evidence"]  # fmt: skip
+        extra_kwargs = {
+            "actor": {"help_text": "who asked: user:<name>, token:<prefix>, or beat (the scheduled probes)"},
+            "evidence": {"help_text": "per path read: url, status, failure (ours), fields compared, absent"},
+        }
 
     def get_version(self, probe: Probe) -> int | None:
         return probe.version.number if probe.version else None
+
+
+class ProbeRequestSerializer(serializers.ModelSerializer[ProbeRequest]):
+    """A requested probe: queued, running, done (with the probe) or failed (with the reason)."""
+
+    probe = ProbeSerializer(allow_null=True, read_only=True)
+
+    class Meta:
+        model = ProbeRequest
+        fields = ["id", "state", "actor", "requested_at", "started_at", "finished_at", "reason", "probe"]
 
 
 class EndpointSerializer(serializers.ModelSerializer[Endpoint]):
@@ -78,8 +102,8 @@ class EndpointSerializer(serializers.ModelSerializer[Endpoint]):
 
     class Meta:
         model = Endpoint
-        fields = ["name", "base_url", "metrics_url", "engine", "expects", "auth", "auth_dropped", "state",
-                  "last_probe", "created_at"]  # fmt: skip
+        fields = ["name", "base_url", "metrics_url", "metrics_host_allowed", "engine", "expects", "auth",
+                  "auth_dropped", "state", "last_probe", "created_at"]  # fmt: skip
 
     def get_auth(self, endpoint: Endpoint) -> dict[str, str] | None:
         return shown_auth(endpoint)

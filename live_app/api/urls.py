@@ -23,4 +23,9 @@ urlpatterns = [
         views.EndpointProbeApi.as_view(),
         name="api-endpoint-probe",
     ),
+    path(
+        "routes/<slug:slug>/endpoints/<str:name>/probes/<int:request_id>",
+        views.EndpointProbeRequestApi.as_view(),
+        name="api-endpoint-probe-request",
+    ),
 ]

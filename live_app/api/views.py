@@ -1,4 +1,5 @@
-"""`…/endpoints/{name}/probe` (probe now, within ENDPOINT_PROBE_TIMEOUT_S) and
+"""`…/endpoints/{name}/probe` (ask for a probe: the control-plane worker runs it),
+`…/endpoints/{name}/probes/{id}` (where a probe not done within the short wait is read) and
 `routes/{slug}/endpoints/benchmark` (a standalone run on two endpoints, no release).
 
 The endpoint resource itself (`routes/{slug}/endpoints/`, `…/endpoints/{name}/`) is served
@@ -9,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
+from django.conf import settings
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -20,10 +22,12 @@ from audit_app.actors import actor_from_request
 from contracts_app.models import Route
 from contracts_app.selectors import route_get
 from kernel.errors import NotFound
-from live_app.api.serializers import EndpointBenchmarkIn, ProbeSerializer
-from live_app.models import Endpoint
-from live_app.selectors import endpoint_get
-from live_app.services import endpoint_probe, endpoints_run_create
+from live_app.api.serializers import EndpointBenchmarkIn, ProbeRequestSerializer, ProbeSerializer
+from live_app.choices import ProbeRequestState
+from live_app.models import Endpoint, ProbeRequest
+from live_app.selectors import endpoint_get, probe_request_get, probe_request_wait
+from live_app.services import endpoints_run_create
+from live_app.services.probe_requests import endpoint_probe_request
 
 
 def route_for(request: Request, slug: str) -> Route:
@@ -40,22 +44,56 @@ def endpoint_for(request: Request, slug: str, name: str) -> Endpoint:
     return endpoint
 
 
+def probe_request_location(slug: str, endpoint: Endpoint, asked: ProbeRequest) -> str:
+    return f"/api/v1/routes/{slug}/endpoints/{endpoint.name}/probes/{asked.pk}"
+
+
 class EndpointProbeApi(APIView):
     def get_permissions(self) -> list[Any]:
         return role_permissions("operator")
 
     @extend_schema(
         request=None,
-        responses=ProbeSerializer,
-        summary="Probe an endpoint now",
+        responses={
+            200: ProbeSerializer,
+            202: ProbeRequestSerializer,
+            503: OpenApiResponse(
+                description="problem+json, code `broker_unavailable`: the probe could not be queued"
+            ),
+        },
+        summary="Probe an endpoint",
         description="Reads what the engine reports and compares it with the contract version the "
-        "endpoint expects. Ends within ENDPOINT_PROBE_TIMEOUT_S; an unreachable or unreadable engine "
-        "answers 200 with state `unknown` and the reason.",
+        "endpoint expects. The control-plane worker probes, within ENDPOINT_PROBE_TIMEOUT_S; this waits "
+        "ENDPOINT_PROBE_WAIT_S for it: 200 with the probe when it is done by then (an unreachable or "
+        "unreadable engine is state `unknown` with the reason), else 202 with the request (`queued` or "
+        "`running`) and `Location`, `…/endpoints/{name}/probes/{id}`, to read it from.",
     )
     def post(self, request: Request, slug: str, name: str) -> Response:
         endpoint = endpoint_for(request, slug, name)
-        probe = endpoint_probe(endpoint=endpoint, actor=actor_from_request(request))
-        return Response(ProbeSerializer(probe).data)
+        asked = endpoint_probe_request(endpoint=endpoint, actor=actor_from_request(request))
+        asked = probe_request_wait(asked, float(settings.ENDPOINT_PROBE_WAIT_S))
+        location = {"Location": probe_request_location(slug, endpoint, asked)}
+        if asked.state == ProbeRequestState.DONE and asked.probe is not None:
+            return Response(ProbeSerializer(asked.probe).data, headers=location)
+        if asked.state == ProbeRequestState.FAILED:
+            return Response(ProbeRequestSerializer(asked).data, headers=location)
+        return Response(ProbeRequestSerializer(asked).data, status=status.HTTP_202_ACCEPTED, headers=location)
+
+
+class EndpointProbeRequestApi(APIView):
+    def get_permissions(self) -> list[Any]:
+        return role_permissions("viewer")
+
+    @extend_schema(
+        responses=ProbeRequestSerializer,
+        summary="A requested probe: queued, running, done (with the probe) or failed (with the reason)",
+    )
+    def get(self, request: Request, slug: str, name: str, request_id: int) -> Response:
+        endpoint = endpoint_for(request, slug, name)
+        asked = probe_request_get(endpoint, request_id)
+        if asked is None:
+            raise NotFound(f"{slug}/{name} has no probe request {request_id}.")
+        return Response(ProbeRequestSerializer(asked).data)
 
 
 class EndpointBenchmarkApi(APIView):

@@ -1,17 +1,39 @@
 """Bounded reads of an endpoint: every request through `kernel.outbound` (policy,
-pinned address, no redirects, size limit), all of one probe within one total deadline."""
+pinned address, no redirects, size limit), all of one probe within one total deadline.
+
+What a read leaves as evidence is facts, never the answer's text: the URL, the HTTP status,
+a reason of ours when it could not be read, and the fields the comparison used (with their
+values) or looked for and did not find. A probe may be pointed at any address in the
+allowed networks; what it stores and shows must not turn it into a way to read them."""
 
 from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin
 
 from kernel.outbound import OutboundFailed, OutboundPolicy, request
 
-EXCERPT_CHARS = 2000
+# A value longer than this (as JSON) is not kept: the engine's settings are short, and a
+# long one is more likely something else's text than a setting.
+VALUE_CHARS = 256
+LIST_ITEMS = 16
+
+
+def fact(value: Any) -> Any:
+    """`value` as evidence keeps it: a short scalar or a short list of them; else a note."""
+    if isinstance(value, list):
+        items = [fact(v) for v in value[:LIST_ITEMS]]
+        return items if len(json.dumps(items, default=str)) <= VALUE_CHARS else _omitted(value)
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    return value if len(json.dumps(value, default=str)) <= VALUE_CHARS else _omitted(value)
+
+
+def _omitted(value: Any) -> dict[str, str]:
+    return {"omitted": f"a {type(value).__name__} of {len(json.dumps(value, default=str))} characters"}
 
 
 @dataclass
@@ -20,20 +42,32 @@ class Fetched:
     status: int | None = None
     text: str = ""
     data: Any = None
-    failure: str | None = None  # why there is no readable answer, in words
+    failure: str | None = None  # why there is no readable answer, in our words
+    fields: dict[str, Any] = field(default_factory=dict)
+    absent: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         return self.failure is None
 
-    def excerpt(self) -> dict[str, Any]:
+    def saw(self, name: str, value: Any) -> Any:
+        """Record a field the comparison reads (None: looked for, not there); returns it."""
+        if value is None:
+            if name not in self.absent:
+                self.absent.append(name)
+        else:
+            self.fields[name] = fact(value)
+        return value
+
+    def facts(self) -> dict[str, Any]:
+        """What the probe keeps of this read; the text and the parsed answer are dropped."""
         out: dict[str, Any] = {"url": self.url, "status": self.status}
         if self.failure:
             out["failure"] = self.failure
-        if self.text:
-            out["body"] = self.text[:EXCERPT_CHARS]
-            if len(self.text) > EXCERPT_CHARS:
-                out["body_truncated"] = True
+        if self.fields:
+            out["fields"] = self.fields
+        if self.absent:
+            out["absent"] = self.absent
         return out
 
 
@@ -54,7 +88,8 @@ class Fetcher:
         return self.ends_at - time.monotonic()
 
     def get(self, base: str, path: str, *, want_json: bool = True) -> Fetched:
-        url = urljoin(base.rstrip("/") + "/", path.lstrip("/"))
+        # No path: `base` is the whole URL (a metrics_url), asked as written.
+        url = urljoin(base.rstrip("/") + "/", path.lstrip("/")) if path else base
         out = Fetched(url=url)
         left = self.left_s()
         if left <= 0.05:

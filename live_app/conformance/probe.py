@@ -5,6 +5,10 @@ Expected values come from the contract's own render for its engine and release
 Each key's contract path comes from the engine table (`engines/<engine>.py`, `Feature.field`);
 metric and endpoint names too. A difference names the contract path and both values, in
 the engine's vocabulary (`num_speculative_tokens: 5` in the contract, `3` on the engine).
+
+The evidence is, per path read, its URL, status and the fields the comparison used
+(`Fetched.saw`): never the engine's text, so that a probe pointed at something that is not
+an engine shows nothing of what that answered.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from contracts_app.document import ContractDocument, render
 from contracts_app.document.adapters.llamacpp import spec_type
 from contracts_app.document.adapters.vllm import speculative_config
 from contracts_app.document.engines import KNOWLEDGE, asset_role
-from live_app.conformance.fetch import Fetched, Fetcher
+from live_app.conformance.fetch import Fetched, Fetcher, fact
 from worker.harness.acceptance.prometheus import Metrics, parse
 
 # Paths of the contract a probe holds against the engine where the engine says them.
@@ -68,25 +72,29 @@ class _Reading:
         self.differences: list[dict[str, Any]] = []
         self.unknown: list[str] = []
         self.checked: set[str] = set()
-        self.evidence: dict[str, Any] = {}
+        self.fetched: dict[str, Fetched] = {}
         self.failures: list[str] = []
         self.counters: Counters | None = None
         self.reached = False
+        self.metrics_refused = ""  # why the endpoint's metrics_url may not be read, if so
 
     def compare(self, path: str, contract: Any, engine: Any) -> None:
         self.checked.add(path)
         if _norm(contract) != _norm(engine):
-            self.differences.append({"path": path, "contract": contract, "engine": engine})
+            self.differences.append({"path": path, "contract": contract, "engine": fact(engine)})
 
     def not_reported(self, path: str) -> None:
         if path not in self.checked and path not in self.unknown:
             self.unknown.append(path)
 
     def keep(self, name: str, fetched: Fetched) -> None:
-        self.evidence[name] = fetched.excerpt()
+        self.fetched[name] = fetched
         self.reached = self.reached or fetched.ok
         if fetched.failure and fetched.status != 404:
             self.failures.append(f"{fetched.url}: {fetched.failure}")
+
+    def evidence(self) -> dict[str, Any]:
+        return {name: fetched.facts() for name, fetched in self.fetched.items()}
 
 
 def _norm(value: Any) -> Any:
@@ -118,12 +126,13 @@ def _named(engine: str, fragment: str) -> str:
     return next(n for n in _metric_names(engine) if fragment in n)
 
 
-def _total(metrics: Metrics, name: str) -> float | None:
+def _total(metrics: Metrics, name: str, seen: Fetched | None = None) -> float | None:
     """`name` summed over its series, a counter written with or without `_total`; None when
-    the server exposes no such metric."""
+    the server exposes no such metric. Recorded on `seen` (the read's evidence)."""
     bare = name.removesuffix("_total")
     found = [t for n in dict.fromkeys((name, bare, bare + "_total")) if (t := metrics.total(n)) is not None]
-    return math.fsum(found) if found else None
+    total = math.fsum(found) if found else None
+    return seen.saw(name, total) if seen is not None else total
 
 
 def _label_values(metrics: Metrics, name: str, label: str) -> set[str]:
@@ -131,22 +140,28 @@ def _label_values(metrics: Metrics, name: str, label: str) -> set[str]:
     return {value for n in names for value in metrics.by_label(n, label)}
 
 
-def _counters_from(engine: str, samples: Metrics) -> Counters | None:
-    draft = _total(samples, _named(engine, "num_draft_tokens"))
-    accepted = _total(samples, _named(engine, "num_accepted_tokens_total"))
-    drafts = _total(samples, _named(engine, "num_drafts"))
+def _counters_from(engine: str, samples: Metrics, seen: Fetched) -> Counters | None:
+    draft = _total(samples, _named(engine, "num_draft_tokens"), seen)
+    accepted = _total(samples, _named(engine, "num_accepted_tokens_total"), seen)
+    drafts = _total(samples, _named(engine, "num_drafts"), seen)
     if draft is None or accepted is None:
         return None
     return Counters(f"{engine} /metrics", draft, accepted, drafts)
 
 
-def _positions(engine: str, samples: Metrics) -> int | None:
-    values = _label_values(samples, _named(engine, "per_pos"), "position")
-    return len(values) if values else None
+def _positions(engine: str, samples: Metrics, seen: Fetched) -> int | None:
+    name = _named(engine, "per_pos")
+    values = _label_values(samples, name, "position")
+    return seen.saw(f"{name}{{position}} count", len(values) if values else None)
 
 
-def _metrics(engine: str, reading: _Reading, fetcher: Fetcher, base: str, metrics_url: str) -> Metrics | None:
-    fetched = fetcher.get(metrics_url or base, "" if metrics_url else "/metrics", want_json=False)
+def _metrics(
+    engine: str, reading: _Reading, fetcher: Fetcher, base: str, metrics_url: str
+) -> tuple[Metrics, Fetched] | None:
+    if metrics_url and reading.metrics_refused:
+        fetched = Fetched(url=metrics_url, failure=f"not read: metrics_url {reading.metrics_refused}")
+    else:
+        fetched = fetcher.get(metrics_url or base, "" if metrics_url else "/metrics", want_json=False)
     reading.keep("metrics", fetched)
     if not fetched.ok:
         return None
@@ -155,13 +170,10 @@ def _metrics(engine: str, reading: _Reading, fetcher: Fetcher, base: str, metric
     # least); a page without any is not that engine's, and proves nothing about speculation.
     prefix = _metric_names(engine)[0].split(":")[0].split("_")[0]
     if not any(name.startswith(prefix) for name in samples.samples):
-        reading.evidence["metrics"]["failure"] = f"no {prefix} metrics on the page"
+        fetched.failure = f"no {prefix} metrics on the page"
         reading.failures.append(f"{fetched.url}: no {prefix} metrics on the page")
         return None
-    # Keep only the speculation lines as evidence: a large server's /metrics is long.
-    lines = [ln for ln in fetched.text.splitlines() if "spec" in ln and not ln.startswith("#")]
-    reading.evidence["metrics"]["body"] = "\n".join(lines)[:2000]
-    return samples
+    return samples, fetched
 
 
 def _models_of(data: Any) -> list[str]:
@@ -172,6 +184,13 @@ def _models_of(data: Any) -> list[str]:
     if isinstance(cards, list) and cards and isinstance(cards[0], dict):
         return [str(cards[0][k]) for k in ("root", "id") if cards[0].get(k) is not None]
     return []
+
+
+def _models_seen(models: Fetched) -> list[str]:
+    names = _models_of(models.data)
+    for key, name in zip(("data[0].root", "data[0].id"), [*names, None, None], strict=False):
+        models.saw(key, name)
+    return names
 
 
 def _same_model(contract: str, *reported: str) -> bool:
@@ -201,7 +220,7 @@ def _vllm(doc: ContractDocument, r: _Reading, f: Fetcher, base: str, metrics_url
     models = f.get(base, "/v1/models")
     r.keep("v1_models", models)
     if models.ok:
-        _compare_model(r, doc, *_models_of(models.data))
+        _compare_model(r, doc, *_models_seen(models))
     want = speculative_config(doc)
     info = f.get(base, "/server_info?config_format=json")
     r.keep("server_info", info)
@@ -209,15 +228,20 @@ def _vllm(doc: ContractDocument, r: _Reading, f: Fetcher, base: str, metrics_url
     if isinstance(config, dict) and "speculative_config" in config:
         got = config.get("speculative_config")
         if not isinstance(got, dict) or not got:
+            info.saw("vllm_config.speculative_config", "none")
             r.compare(METHOD, want.get("method", "none"), "none")
         elif not want:
-            r.compare(METHOD, "none", got.get("method"))
+            r.compare(METHOD, "none", info.saw("vllm_config.speculative_config.method", got.get("method")))
         else:
             for key, value in want.items():
-                r.compare(_field("vllm", key, method), value, got.get(key))
-    samples = _metrics("vllm", r, f, base, metrics_url)
-    if samples is not None:
-        r.counters = _counters_from("vllm", samples)
+                seen = info.saw(f"vllm_config.speculative_config.{key}", got.get(key))
+                r.compare(_field("vllm", key, method), value, seen)
+    elif info.ok:
+        info.saw("vllm_config.speculative_config", None)
+    read = _metrics("vllm", r, f, base, metrics_url)
+    if read is not None:
+        samples, page = read
+        r.counters = _counters_from("vllm", samples, page)
         speculating = r.counters is not None
         if METHOD not in r.checked:
             if speculating != (method != "none"):
@@ -225,7 +249,7 @@ def _vllm(doc: ContractDocument, r: _Reading, f: Fetcher, base: str, metrics_url
             elif not speculating:
                 r.compare(METHOD, "none", "none")
             # Speculating as the contract says, but which method /metrics does not say.
-        k = _positions("vllm", samples)
+        k = _positions("vllm", samples, page)
         if k is not None and method != "none" and TOKENS not in r.checked:
             r.compare(TOKENS, doc.speculation.num_speculative_tokens, k)
     for key in want:
@@ -247,17 +271,20 @@ def _sglang(doc: ContractDocument, r: _Reading, f: Fetcher, base: str, metrics_u
     want = render(doc, "sglang").config
     if info.ok and isinstance(info.data, dict):
         args = info.data
-        if args.get("model_path") is not None:
+        if info.saw("model_path", args.get("model_path")) is not None:
             _compare_model(r, doc, str(args["model_path"]))
-        algorithm = args.get("speculative_algorithm")
+        algorithm = info.saw("speculative_algorithm", args.get("speculative_algorithm"))
         if not want or algorithm in (None, "", "NONE"):
             r.compare(METHOD, want.get("speculative_algorithm", "none"), algorithm or "none")
         else:
             for key, value in want.items():
-                r.compare(_field("sglang", key, method), value, args.get(key))
+                r.compare(_field("sglang", key, method), value, info.saw(key, args.get(key)))
         states = args.get("internal_states")
-        if isinstance(states, list):
-            r.evidence["internal_states"] = states[:16]
+        if isinstance(states, list):  # one per DP rank: its acceptance length since start
+            lengths = [s.get("avg_spec_accept_length") for s in states if isinstance(s, dict)]
+            info.saw(
+                "internal_states[].avg_spec_accept_length", [v for v in lengths if v is not None] or None
+            )
     for key in want:
         r.not_reported(_field("sglang", key, method))
     r.not_reported(METHOD)
@@ -272,18 +299,19 @@ def _tgi(doc: ContractDocument, r: _Reading, f: Fetcher, base: str, metrics_url:
     info = f.get(base, "/info")
     r.keep("info", info)
     if info.ok and isinstance(info.data, dict):
-        if info.data.get("model_id") is not None:
+        if info.saw("model_id", info.data.get("model_id")) is not None:
             _compare_model(r, doc, str(info.data["model_id"]))
-        if doc.target.revision and info.data.get("model_sha"):
+        if doc.target.revision and info.saw("model_sha", info.data.get("model_sha")):
             r.compare("target.revision", doc.target.revision, info.data.get("model_sha"))
     r.not_reported(METHOD)
     if doc.speculation.method != "none":
         r.not_reported(TOKENS)
-    samples = _metrics("tgi", r, f, base, metrics_url)
+    read = _metrics("tgi", r, f, base, metrics_url)
     name = _named("tgi", "skipped")
-    if samples is not None and doc.speculation.num_speculative_tokens:
-        accepted = _total(samples, name + "_sum")
-        steps = _total(samples, name + "_count")
+    if read is not None and doc.speculation.num_speculative_tokens:
+        samples, page = read
+        accepted = _total(samples, name + "_sum", page)
+        steps = _total(samples, name + "_count", page)
         if accepted is not None and steps is not None:
             # Drafted = steps × the contract's --speculate N: TGI does not say its N.
             n = doc.speculation.num_speculative_tokens
@@ -301,7 +329,7 @@ def _llamacpp(doc: ContractDocument, r: _Reading, f: Fetcher, base: str, metrics
     method = doc.speculation.method
     props = f.get(base, "/props")
     r.keep("props", props)
-    if props.ok and isinstance(props.data, dict) and props.data.get("model_path"):
+    if props.ok and isinstance(props.data, dict) and props.saw("model_path", props.data.get("model_path")):
         _compare_model(r, doc, str(props.data["model_path"]))
     slots = f.get(base, "/slots")
     r.keep("slots", slots)
@@ -309,7 +337,8 @@ def _llamacpp(doc: ContractDocument, r: _Reading, f: Fetcher, base: str, metrics
     slot = slots.data[0] if slots.ok and isinstance(slots.data, list) and slots.data else None
     if isinstance(slot, dict) and isinstance(slot.get("speculative"), bool):
         params: dict[str, Any] = slot["params"] if isinstance(slot.get("params"), dict) else {}
-        types = params.get("speculative.types")
+        slots.saw("[0].speculative", slot["speculative"])
+        types = slots.saw("[0].params.speculative.types", params.get("speculative.types"))
         if not slot["speculative"]:
             r.compare(METHOD, want_type, "none")
         elif method == "none":
@@ -317,13 +346,14 @@ def _llamacpp(doc: ContractDocument, r: _Reading, f: Fetcher, base: str, metrics
         elif isinstance(types, str):
             got = ",".join(t for t in types.split(",") if t.strip() and t.strip() != "none") or "none"
             r.compare(METHOD, want_type, got)
-        n_max = params.get("speculative.n_max")
+        n_max = slots.saw("[0].params.speculative.n_max", params.get("speculative.n_max"))
         if isinstance(n_max, int) and method != "none":
             r.compare(TOKENS, doc.speculation.num_speculative_tokens, n_max)
-    samples = _metrics("llamacpp", r, f, base, metrics_url)
-    if samples is not None:
-        r.counters = _counters_from("llamacpp", samples)
-        k = _positions("llamacpp", samples)
+    read = _metrics("llamacpp", r, f, base, metrics_url)
+    if read is not None:
+        samples, page = read
+        r.counters = _counters_from("llamacpp", samples, page)
+        k = _positions("llamacpp", samples, page)
         if k is not None and method != "none" and TOKENS not in r.checked:
             r.compare(TOKENS, doc.speculation.num_speculative_tokens, k)
     if method != "none":
@@ -340,12 +370,20 @@ READERS = {"vllm": _vllm, "sglang": _sglang, "tgi": _tgi, "llamacpp": _llamacpp}
 
 
 def probe_engine(
-    doc: ContractDocument, *, engine: str, base_url: str, metrics_url: str, fetcher: Fetcher
+    doc: ContractDocument,
+    *,
+    engine: str,
+    base_url: str,
+    metrics_url: str,
+    fetcher: Fetcher,
+    metrics_refused: str = "",
 ) -> Outcome:
     """Read the engine and compare. Never raises for what the engine answers: an
-    unreachable or unreadable engine is `unknown` with the reason."""
+    unreachable or unreadable engine is `unknown` with the reason. `metrics_refused`:
+    why `metrics_url` may not be read (live_app.metrics_host); it is then not asked."""
     now = datetime.now(UTC).isoformat()
     reading = _Reading()
+    reading.metrics_refused = metrics_refused
     if doc.target.engine != engine:
         # The contract renders for its own engine only; another engine serves another route.
         reading.compare("target.engine", doc.target.engine, engine)
@@ -364,7 +402,7 @@ def probe_engine(
         state=state,
         differences=reading.differences,
         unknown=reading.unknown,
-        evidence=reading.evidence,
+        evidence=reading.evidence(),
         reason=reason,
         counters=reading.counters,
         probed_at=now,

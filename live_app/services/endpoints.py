@@ -12,7 +12,7 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 
-from accounts_app.permissions import ensure_route_access, require_role
+from accounts_app.permissions import ensure_route_access, has_role, require_role
 from audit_app.actors import Actor, as_actor
 from audit_app.services import audit_record
 from contracts_app.models import ContractVersion, Route
@@ -20,6 +20,7 @@ from kernel.errors import Conflict, DomainError, FieldError, NotFound
 from kernel.outbound import check_endpoint_url as check_engine_url
 from live_app.choices import EndpointEngine, ProbeState
 from live_app.expects import Expects
+from live_app.metrics_host import metrics_host_refusal
 from live_app.models import ENDPOINT_NAME_PATTERN, Endpoint, SecretBinding
 from live_app.secrets import check_auth, hosts_outside, shown_auth
 
@@ -33,6 +34,21 @@ def check_endpoint_url(url: Any, path: str) -> str:
         raise _invalid(path, "required: an http:// or https:// URL")
     check_engine_url(url, path)
     return url
+
+
+def check_metrics_allowance(who: Actor, allowed: Any) -> bool:
+    """Only an admin may allow a metrics_url on another host than base_url's."""
+    if not isinstance(allowed, bool):
+        raise _invalid("metrics_host_allowed", "true or false")
+    if allowed:
+        require_role(who, "admin")
+    return allowed
+
+
+def check_metrics_host(base_url: str, metrics_url: str, *, allowed: bool) -> None:
+    why = metrics_host_refusal(base_url, metrics_url, allowed=allowed)
+    if why:
+        raise _invalid("metrics_url", why)
 
 
 def check_engine(engine: Any) -> str:
@@ -57,6 +73,7 @@ def endpoint_snapshot(endpoint: Endpoint) -> dict[str, Any]:
         "name": endpoint.name,
         "base_url": endpoint.base_url,
         "metrics_url": endpoint.metrics_url,
+        "metrics_host_allowed": endpoint.metrics_host_allowed,
         "engine": endpoint.engine,
         "expects": endpoint.expects,
         "auth": shown_auth(endpoint),
@@ -94,6 +111,7 @@ def endpoint_create(
     expects: Any = "active",
     expected_version: ContractVersion | None = None,
     metrics_url: Any = "",
+    metrics_host_allowed: Any = False,
     auth: Any = None,
     actor: Actor | Any,
 ) -> Endpoint:
@@ -111,6 +129,8 @@ def endpoint_create(
     check_engine(engine)
     base = check_endpoint_url(base_url, "base_url")
     metrics = check_endpoint_url(metrics_url, "metrics_url") if metrics_url not in (None, "") else ""
+    allowed = check_metrics_allowance(who, metrics_host_allowed)
+    check_metrics_host(base, metrics, allowed=allowed)
     expected = check_expects(route_obj, expects, expected_version)
     binding = check_auth(route_obj, auth)
     _bound_urls(binding, [base, metrics])
@@ -122,6 +142,7 @@ def endpoint_create(
                     name=name,
                     base_url=base,
                     metrics_url=metrics,
+                    metrics_host_allowed=allowed,
                     engine=engine,
                     expects=str(expected),
                     expected_version=None if expected.is_active else expected_version,
@@ -153,6 +174,7 @@ def endpoint_update(
     expects: Any = _UNSET,
     expected_version: ContractVersion | None = None,
     metrics_url: Any = _UNSET,
+    metrics_host_allowed: Any = _UNSET,
     auth: Any = _UNSET,
 ) -> Endpoint:
     """Change what an endpoint is (operators): typically point a canary at the release it
@@ -167,6 +189,8 @@ def endpoint_update(
         changes["base_url"] = check_endpoint_url(base_url, "base_url")
     if metrics_url is not _UNSET:
         changes["metrics_url"] = check_endpoint_url(metrics_url, "metrics_url") if metrics_url else ""
+    if metrics_host_allowed is not _UNSET:
+        changes["metrics_host_allowed"] = check_metrics_allowance(who, metrics_host_allowed)
     if engine is not _UNSET:
         changes["engine"] = check_engine(engine)
     if expects is not _UNSET:
@@ -182,6 +206,15 @@ def endpoint_update(
         before = endpoint_snapshot(locked)
         _auth_for_new_urls(locked, changes, auth_given=auth is not _UNSET)
         changed = {k: v for k, v in changes.items() if getattr(locked, k) != v}
+        if ({"base_url", "metrics_url"} & set(changed)) and not has_role(who, "admin"):
+            # An admin allowed the metrics host they saw; someone else moving a URL ends it.
+            changed["metrics_host_allowed"] = False
+        check_metrics_host(
+            changed.get("base_url", locked.base_url),
+            changed.get("metrics_url", locked.metrics_url),
+            allowed=changed.get("metrics_host_allowed", locked.metrics_host_allowed),
+        )
+        changed = {k: v for k, v in changed.items() if getattr(locked, k) != v}
         if not changed:
             return locked
         for key, value in changed.items():

@@ -1,10 +1,16 @@
 """Probing an endpoint: what version it should serve, what the engine says, the stored
-probe, the endpoint's state (a change is an audit event) and an acceptance sample for the
-watch. The network part runs outside any transaction and within the probe's deadline."""
+probe (with who asked: a user, a token, or the scheduled probes' `beat`), the endpoint's
+state (a change is an audit event) and an acceptance sample for the watch. The network
+part runs outside any transaction and within the probe's one deadline, in the caller's
+thread (kernel/outbound.py), so a probe leaves no thread behind.
+
+Web requests never probe here: they ask for a probe (`live_app.services.probe_requests`)
+that the control-plane worker runs."""
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -22,6 +28,7 @@ from kernel.errors import NotFound
 from kernel.outbound import OutboundRefused, endpoint_policy
 from live_app.choices import ProbeState
 from live_app.conformance import Fetcher, Outcome, probe_engine
+from live_app.metrics_host import metrics_host_refusal
 from live_app.models import Endpoint, Probe
 from live_app.secrets import SecretUnavailable, auth_headers, endpoint_urls
 from live_app.services.watch import acceptance_record
@@ -66,6 +73,11 @@ def _read(endpoint: Endpoint, version: ContractVersion) -> Outcome:
             base_url=endpoint.base_url,
             metrics_url=endpoint.metrics_url,
             fetcher=fetcher,
+            # Stored before the rule, or the rule narrowed since: not read, and said why.
+            metrics_refused=metrics_host_refusal(
+                endpoint.base_url, endpoint.metrics_url, allowed=endpoint.metrics_host_allowed
+            )
+            or "",
         )
     except OutboundRefused as exc:
         # The networks allowed may have narrowed since the endpoint was registered.
@@ -87,20 +99,47 @@ def _permitted(who: Actor, actor: Any, endpoint: Endpoint) -> None:
         ensure_route_access(who, endpoint.route)
 
 
-def endpoint_probe(*, endpoint: Endpoint, actor: Actor | Any = None) -> Probe:
-    """Probe now and store the probe. Operators ask (a probe sends requests out); the
-    scheduled probes come with no actor (the system)."""
-    who = as_actor(actor)
-    _permitted(who, actor, endpoint)
+# Who the scheduled probes are, on the probe and in its audit events.
+BEAT = Actor.system("beat")
+
+
+def endpoint_probe(*, endpoint: Endpoint, actor: Actor | Any = None, checked: bool = False) -> Probe:
+    """Probe now, in this thread, and store the probe. Operators ask (a probe sends
+    requests out); no actor is the scheduled probes (`BEAT`); `checked`: the actor's
+    permission was checked when they asked (a probe request). For the control-plane
+    worker and the scheduled probes: a web request asks for a probe instead."""
+    who = as_actor(actor) if actor is not None else BEAT
+    if not checked:
+        _permitted(who, actor, endpoint)
     expected = expected_version(endpoint)
     return _store(endpoint, expected, _outcome(endpoint, expected), who)
+
+
+def endpoints_probe_bounded(*, endpoints: Iterable[Endpoint], concurrency: int) -> list[Probe]:
+    """The scheduled probes: up to `concurrency` endpoints probed at once, each within its
+    own deadline, and each stored as soon as it ends, so a stalling endpoint holds one slot
+    for its deadline and delays no other (unless `concurrency` of them stall together).
+    Stored in this thread: the pool's threads only send requests, and end with them."""
+    probes: list[Probe] = []
+    with ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="probe") as pool:
+        running: dict[Future[Outcome], tuple[Endpoint, Expected]] = {}
+        for endpoint in endpoints:
+            expected = expected_version(endpoint)
+            running[pool.submit(_outcome, endpoint, expected)] = (endpoint, expected)
+        for done in as_completed(running):
+            endpoint, expected = running[done]
+            try:
+                probes.append(_store(endpoint, expected, done.result(), BEAT))
+            except NotFound:
+                continue  # deleted while it was probed
+    return probes
 
 
 def endpoints_probe(*, endpoints: list[Endpoint], actor: Actor | Any = None) -> list[Probe]:
     """Probe several endpoints at once (a benchmark's two arms): the requests go out in
     parallel, so the whole takes one probe's time limit, not one per endpoint; the probes
     are stored here, in order."""
-    who = as_actor(actor)
+    who = as_actor(actor) if actor is not None else BEAT
     for endpoint in endpoints:
         _permitted(who, actor, endpoint)
     expected = [expected_version(e) for e in endpoints]
@@ -125,6 +164,8 @@ def _store(endpoint: Endpoint, expected: Expected, outcome: Outcome, who: Actor)
             evidence=outcome.evidence,
             reached=outcome.reached,
             probed_at=probed_at,
+            actor=who.label,
+            requested_by=who.user,
         )
         before = locked.state
         locked.state, locked.last_probe = outcome.state, probe
@@ -139,6 +180,7 @@ def _store(endpoint: Endpoint, expected: Expected, outcome: Outcome, who: Actor)
                 before={"name": locked.name, "state": before},
                 after={
                     "name": locked.name,
+                    "probe": probe.pk,
                     "state": outcome.state,
                     "version": expected.version.number if expected.version else None,
                     "differences": outcome.differences,

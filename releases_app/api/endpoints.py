@@ -61,6 +61,7 @@ class EndpointListApi(APIView):
             engine=v["engine"],
             expects=v["expects"],
             metrics_url=v.get("metrics_url", ""),
+            metrics_host_allowed=v.get("metrics_host_allowed", False),
             auth=v.get("auth"),
             actor=actor_from_request(request),
         )

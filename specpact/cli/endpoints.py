@@ -6,6 +6,7 @@ unknown (unreachable or not reporting), 2 for invalid input."""
 from __future__ import annotations
 
 import argparse
+import time
 from typing import Any
 
 from contracts_app.document.engines import SERVER_ENGINES
@@ -164,9 +165,29 @@ def cmd_list(args: argparse.Namespace) -> int:
     return OK
 
 
+# How long `probe` follows a probe the server answered 202 for (queued or running on its
+# control-plane worker), and how often it looks.
+PROBE_FOLLOW_S, PROBE_POLL_S = 120.0, 1.0
+
+
 def cmd_probe(args: argparse.Namespace) -> int:
     if not args.name:
         return INVALID
-    _, probe = _client(args).post(f"routes/{args.route}/endpoints/{args.name}/probe")
+    client = _client(args)
+    status, probe = client.post(f"routes/{args.route}/endpoints/{args.name}/probe")
+    if status == 202:  # not done within the server's short wait: read the request until it is
+        path = f"routes/{args.route}/endpoints/{args.name}/probes/{probe['id']}"
+        ends_at = time.monotonic() + PROBE_FOLLOW_S
+        while probe["state"] in ("queued", "running") and time.monotonic() < ends_at:
+            time.sleep(PROBE_POLL_S)
+            probe = client.get(path)
+        if probe["state"] != "done" or not probe.get("probe"):
+            why = probe.get("reason") or f"still {probe['state']} after {PROBE_FOLLOW_S:g} s"
+            emit(args, probe, [f"{args.route}/{args.name}: not probed: {why}"])
+            return UNREACHABLE
+        probe = probe["probe"]
+    elif probe.get("state") == "failed":  # the request itself failed (the reason says why)
+        emit(args, probe, [f"{args.route}/{args.name}: not probed: {probe.get('reason')}"])
+        return UNREACHABLE
     emit(args, probe, [f"{args.route}/{args.name}: {describe(probe)}"])
     return PROBE_EXIT.get(probe.get("state"), UNREACHABLE)

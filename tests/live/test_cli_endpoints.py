@@ -57,3 +57,21 @@ def test_add_list_probe(live_server: Any, emulator: Any, capsys: Any) -> None:
         probe["state"] == "drifted"
         and probe["differences"][0]["path"] == "speculation.num_speculative_tokens"
     )
+
+
+@pytest.mark.integration
+def test_probe_follows_a_202_until_the_worker_has_probed(
+    live_server: Any, emulator: Any, capsys: Any, settings: Any, control_plane: Any
+) -> None:
+    settings.ENDPOINT_PROBE_WAIT_S = 0  # every ask is a 202: the worker probes after
+    operator, approver = make_user("ci-operator", "operator"), make_user("ci-approver", "approver")
+    activate(make_version("contract-summaries", example()), operator, approver)
+    key = make_token(operator, "operator").key
+    good = emulator(*vllm_claim(), env=DEV)
+
+    def cli(*args: str) -> int:
+        return main(["endpoint", *args, "--url", live_server.url, "--token", key])
+
+    assert cli("add", "contract-summaries", "prod-eu", "--base-url", good.base_url, "--engine", "vllm") == 0
+    assert cli("probe", "contract-summaries", "prod-eu") == 0
+    assert "prod-eu: conforms" in capsys.readouterr().out

@@ -24,7 +24,10 @@ def test_vllm_with_server_info_conforms_to_its_contract(emulator: Any) -> None:
     outcome = _probe(emu, contract())
     assert outcome.state == "conforms", outcome.as_dict()
     assert outcome.differences == []
-    assert "speculative_config" in outcome.evidence["server_info"]["body"]
+    # The fields compared, with the engine's values; never the answer's text.
+    read = outcome.evidence["server_info"]
+    assert read["fields"]["vllm_config.speculative_config.num_speculative_tokens"] == 5
+    assert "body" not in read
 
 
 def test_vllm_with_fewer_tokens_than_approved_is_drifted_naming_the_field(emulator: Any) -> None:
