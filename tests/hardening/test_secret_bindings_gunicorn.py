@@ -87,15 +87,30 @@ def test_a_scoped_operator_gets_no_secret_sent_to_its_own_server(
             },
         )
         assert created.status_code == 201, created.text
-        probe = client.post(endpoints + "prod-eu/probe")
-        assert probe.json()["state"] == "conforms", probe.text  # gunicorn read the secret and sent it
+        # Probes run on the control-plane worker (live_app.tasks), with the control plane's
+        # environment: here, in this process, with the same secrets set.
+        probe = _probe_as_the_control_plane("prod-eu")
+        assert probe.state == "conforms", probe.reason  # the bound secret was read and sent
         moved = client.patch(endpoints + "prod-eu/", json={"base_url": attacker.base_url})
         assert moved.status_code == 200 and moved.json()["auth"] is None and moved.json()["auth_dropped"]
-        client.post(endpoints + "prod-eu/probe")
-        answers += [r.text for r in (stolen, named, created, probe, moved)]
+        _probe_as_the_control_plane("prod-eu")
+        answers += [r.text for r in (stolen, named, created, moved)]
         answers.append(client.get(endpoints + "prod-eu/").text)
         answers.append(client.get(f"{API}/contract-summaries/secret-bindings/").text)
     assert attacker.paths, "the probe went to the attacker's server"
     assert attacker.authorizations == [None] * len(attacker.paths)
     for text in answers:
         assert SECRET not in text and CHAT_SECRET not in text
+
+
+def _probe_as_the_control_plane(name: str) -> Any:
+    import os
+    from unittest import mock
+
+    from live_app.models import Endpoint
+    from live_app.services.probes import endpoint_probe
+
+    endpoint = Endpoint.objects.select_related("route", "auth_binding").get(name=name)
+    secrets = {"SPECPACT_ENDPOINT_PROD_KEY": SECRET, "SPECPACT_ENDPOINT_CHAT_KEY": CHAT_SECRET}
+    with mock.patch.dict(os.environ, secrets):
+        return endpoint_probe(endpoint=endpoint)

@@ -15,6 +15,7 @@ import pytest
 from benchmarks_app.choices import FINISHED_STATES
 from benchmarks_app.models import Run
 from live_app.services import endpoint_create
+from live_app.services.bindings import binding_create
 from releases_app.models import Release
 from releases_app.services.endpoints import endpoint_change, endpoint_register
 from tests.live.conftest import vllm_claim
@@ -22,6 +23,7 @@ from tests.support.actors import as_caller
 from tests.support.factories import make_version, variant
 from tests.support.launcher import wait_for
 from tests.support.processes import Agent, RedisServer
+from worker.secrets import url_host
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -65,6 +67,7 @@ def test_a_release_on_two_endpoints_runs_through_the_worker_to_a_verdict(
     agents: Callable[..., Agent],
     route_v1: Any,
     operator: Any,
+    admin: Any,
     release: Release,
     emulator: Any,
     monkeypatch: Any,
@@ -73,8 +76,11 @@ def test_a_release_on_two_endpoints_runs_through_the_worker_to_a_verdict(
     monkeypatch.setenv(TOKEN_ENV, secret)  # the control plane's (probes) and, inherited, the worker's
     canary_emu = emulator(*vllm_claim(num_speculative_tokens=3), "--pattern", "3", "--step-ms", "20",
                           "--api-key", secret, env=DEV)  # fmt: skip
+    # An admin binds the secret to the canary's host; the operator picks the binding.
+    binding_create(route=route_v1, name="canary-token", kind="env", reference=TOKEN_ENV,
+                   hosts=[url_host(canary_emu.base_url)], actor=admin)  # fmt: skip
     canary = endpoint_create(route=route_v1, name="canary", base_url=canary_emu.base_url, engine="vllm",
-                             auth={"env": TOKEN_ENV}, actor=operator)  # fmt: skip
+                             auth={"binding": "canary-token"}, actor=operator)  # fmt: skip
     endpoint_change(
         endpoint=canary, expects=f"release:{release.pk}", actor=operator
     )  # deployed: point it here
