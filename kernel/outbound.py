@@ -171,6 +171,15 @@ def check_endpoint_url(url: str, field_path: str) -> Target:
         raise OutboundRefused(field_path, f"{exc} (ENDPOINT_ALLOWED_NETWORKS)") from None
 
 
+def _host_header(target: Target) -> str:
+    """The Host header for `target` (RFC 9110 §7.2: uri-host [":" port]): an IPv6 literal
+    in brackets, as in a URL (`urlsplit().hostname` drops them); the port unless it is the
+    scheme's default."""
+    host = f"[{target.host}]" if ":" in target.host else target.host
+    default = 443 if target.scheme == "https" else 80
+    return host if target.port == default else f"{host}:{target.port}"
+
+
 def _pinned_url(target: Target) -> str:
     parts = urlsplit(target.url)
     literal = f"[{target.address}]" if target.address.version == 6 else str(target.address)
@@ -280,9 +289,8 @@ def _send(
     max_bytes: int,
 ) -> OutboundResponse:
     started = time.monotonic()
-    host_header = target.host if target.port in (80, 443) else f"{target.host}:{target.port}"
     # Identity encoding: the size limit then counts the bytes that arrive (no gzip bomb).
-    given = {**(headers or {}), "Host": host_header, "Accept-Encoding": "identity"}
+    given = {**(headers or {}), "Host": _host_header(target), "Accept-Encoding": "identity"}
     if content is not None:  # httpcore frames nothing itself (httpx did)
         given["Content-Length"] = str(len(content))
     send_headers: list[tuple[bytes | str, bytes | str]] = list(given.items())

@@ -167,10 +167,9 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_PARSER_CLASSES": [
-        "kernel.api.parsers.SafeJSONParser",
-        "contracts_app.api.parsers.YAMLParser",
-    ],
+    # JSON only: a contract document (JSON or YAML) is read by its own endpoints from the raw
+    # body (contracts_app/api/uploads.py), workloads by theirs; YAML anywhere else is a 415.
+    "DEFAULT_PARSER_CLASSES": ["kernel.api.parsers.SafeJSONParser"],
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",

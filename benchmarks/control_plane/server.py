@@ -13,12 +13,13 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import httpx
 
@@ -123,25 +124,29 @@ def gunicorn(
         "--log-level",
         "warning",
     ]
-    process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        _wait_ready(base, process, ready_s)
-        yield Server(base, process)
-    finally:
-        process.send_signal(signal.SIGTERM)
+    # Its log goes to a file, not a pipe: nobody reads a pipe while the server runs, and once
+    # its 64 KiB buffer is full of 4xx warnings every worker blocks writing the next one.
+    with tempfile.TemporaryFile() as log:
+        process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log)
+        base = f"http://127.0.0.1:{port}"
         try:
-            process.wait(30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(10)
+            _wait_ready(base, process, log, ready_s)
+            yield Server(base, process)
+        finally:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(10)
 
 
-def _wait_ready(base: str, process: subprocess.Popen[bytes], limit_s: float = 60) -> None:
+def _wait_ready(base: str, process: subprocess.Popen[bytes], log: IO[bytes], limit_s: float = 60) -> None:
     deadline = time.monotonic() + limit_s
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            err = process.stderr.read().decode(errors="replace") if process.stderr else ""
+            log.seek(0)
+            err = log.read().decode(errors="replace")
             raise RuntimeError(f"gunicorn exited with {process.returncode}: {err[-2000:]}")
         try:
             if httpx.get(base + "/login/", headers=PROXY_HEADERS, timeout=2).status_code == 200:

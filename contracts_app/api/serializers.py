@@ -50,7 +50,8 @@ class VersionSummarySerializer(serializers.ModelSerializer[ContractVersion]):
     version = serializers.IntegerField(source="number")
     route = serializers.CharField(source="route.slug")
     method = serializers.CharField(source="speculation_method")
-    created_by = serializers.CharField(source="created_by.username", default=None)
+    # None for a version no user uploaded (the demo's seed, a data import).
+    created_by = serializers.CharField(source="created_by.username", default=None, allow_null=True)
 
     class Meta:
         model = ContractVersion

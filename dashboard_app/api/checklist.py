@@ -13,11 +13,11 @@ from rest_framework.views import APIView
 
 from accounts_app.permissions import ensure_route_access, role_permissions
 from contracts_app import selectors
-from dashboard_app.selectors.checklist import STATUS_WORDS, route_checklist
+from dashboard_app.selectors.checklist import EVIDENCE_KINDS, STATUS_WORDS, route_checklist
 
 
 class ChecklistEvidenceSerializer(serializers.Serializer[Any]):
-    kind = serializers.ChoiceField(choices=["contract_field", "run", "release", "audit_event", "endpoints"])
+    kind = serializers.ChoiceField(choices=list(EVIDENCE_KINDS))
     label = serializers.CharField()  # type: ignore[assignment]  # a payload field, not Field.label
     url = serializers.URLField()
 

@@ -1,8 +1,8 @@
-"""Request parsers. JSON and YAML bodies are held to `kernel.api.safety` (depth, NUL, lone
+"""Request parsers. JSON bodies are held to `kernel.api.safety` (depth, NUL, lone
 surrogates, non-finite and out-of-range numbers) before any view sees them: a body that
 breaks a rule is a 400 problem naming the path, never a RecursionError or a database error.
-YAML bodies (contract uploads) are parsed by the contract format's own parser,
-`contracts_app/api/parsers.py`, under the same rules.
+JSON is the API's one body format; contract documents (JSON or YAML) are read by their own
+endpoints under the same rules (`contracts_app/api/uploads.py`).
 A body's `charset` must name a text encoding (`text_charset`): anything else is a 415."""
 
 from __future__ import annotations

@@ -154,6 +154,8 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
         return None  # an unexpected error: let Django log it and answer 500
     assert isinstance(exc, exceptions.APIException)
     headers = {k: v for k, v in response.headers.items() if k in ("WWW-Authenticate", "Retry-After", "Allow")}
+    if isinstance(exc, exceptions.UnsupportedMediaType):
+        return _unsupported_media_type(exc, request, headers)
     if isinstance(exc, exceptions.ValidationError):
         errors = _flatten(exc.detail)
         return problem_response(
@@ -168,5 +170,21 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
         response.status_code,
         str(detail),
         code=str(getattr(exc, "default_code", "error")),
+        headers=headers,
+    )
+
+
+def _unsupported_media_type(
+    exc: exceptions.UnsupportedMediaType, request: Any, headers: dict[str, str]
+) -> Response:
+    """A body this endpoint has no parser for: what it takes, and the Content-Type it got."""
+    taken = [p.media_type for p in getattr(request, "parsers", None) or []] or ["application/json"]
+    got = (request.content_type if request is not None else "") or ""
+    detail = f"This endpoint takes {' or '.join(taken)}; the request's Content-Type is {got!r}."
+    return problem_response(
+        exc.status_code,
+        detail,
+        code="unsupported_media_type",
+        errors=[FieldError("Content-Type", f"{got!r} is not {' or '.join(taken)}")],
         headers=headers,
     )

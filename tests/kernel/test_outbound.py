@@ -4,6 +4,7 @@ policy says no; bounded in time and size where it says yes; redirects never foll
 from __future__ import annotations
 
 import ipaddress
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -56,20 +57,42 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(body)
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+class _IPv6Server(ThreadingHTTPServer):
+    address_family = socket.AF_INET6
+
+
+def _serve(httpd: ThreadingHTTPServer) -> Iterator[int]:
     httpd.daemon_threads = True
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    yield int(httpd.server_address[1])
     httpd.shutdown()
     httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    for port in _serve(ThreadingHTTPServer(("127.0.0.1", 0), _Handler)):
+        yield f"http://127.0.0.1:{port}"
+
+
+@pytest.fixture(scope="module")
+def ipv6_server() -> Iterator[str]:
+    for port in _serve(_IPv6Server(("::1", 0), _Handler)):
+        yield f"http://[::1]:{port}"
 
 
 def test_a_loopback_server_answers_when_the_policy_allows_loopback(server: str) -> None:
     answer = request("GET", f"{server}/hello", LOOPBACK_ONLY)
     assert answer.status == 200 and answer.body.startswith(b"host=127.0.0.1:")
+
+
+def test_an_ipv6_host_is_sent_in_brackets(ipv6_server: str) -> None:
+    """RFC 9110 §7.2: the Host header is the URL's authority; `::1:8000` names no host."""
+    answer = request("GET", f"{ipv6_server}/hello", LOOPBACK_ONLY)
+    port = ipv6_server.rsplit(":", 1)[1]
+    assert answer.status == 200
+    assert answer.body == f"host=[::1]:{port}".encode()
 
 
 @pytest.mark.parametrize(

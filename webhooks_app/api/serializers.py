@@ -23,7 +23,7 @@ class SubscriptionCreateSerializer(serializers.Serializer[Any]):
 
 class SubscriptionSerializer(serializers.ModelSerializer[Subscription]):
     route = serializers.SerializerMethodField()
-    created_by = serializers.CharField(source="created_by.username", default=None)
+    created_by = serializers.CharField(source="created_by.username", default=None, allow_null=True)
     deliveries_url = serializers.SerializerMethodField()
 
     class Meta:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from contracts_app.models import Route
 from dashboard_app.selectors.checklist.answers import (
+    EVIDENCE_KINDS,
     QUESTIONS,
     STATUS_WORDS,
     Answer,
@@ -28,6 +29,7 @@ from dashboard_app.selectors.checklist.rollback import q6_rollback
 from live_app.selectors import endpoints_of
 
 __all__ = [
+    "EVIDENCE_KINDS",
     "QUESTIONS",
     "STATUS_WORDS",
     "Answer",

@@ -31,9 +31,13 @@ STATUS_WORDS = {
 }
 
 
+# What an evidence link points at (the API's `kind` enum is this list).
+EVIDENCE_KINDS = ("contract_field", "run", "release", "audit_event", "endpoints")
+
+
 @dataclass(frozen=True)
 class Evidence:
-    kind: str  # contract_field | run | release | audit_event
+    kind: str  # one of EVIDENCE_KINDS
     label: str
     url: str
 
