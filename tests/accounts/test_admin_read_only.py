@@ -20,6 +20,7 @@ from accounts_app.selectors import user_role
 from audit_app.models import AuditEvent
 from audit_app.services import audit_record
 from contracts_app.models import ContractVersion, Route
+from live_app.services.bindings import binding_create
 from releases_app.models import Decision
 from tests.support.factories import example, make_token, make_user, make_version
 from tests.support.releases import activate
@@ -35,9 +36,17 @@ def _fast_passwords(settings: Any) -> None:
 
 
 @pytest.fixture
-def everything(proposer: Any, approver: Any) -> None:
+def everything(proposer: Any, approver: Any, admin: Any) -> None:
     """At least one row of every registered model, made through the real services."""
     activate(make_version("contract-summaries", example()), proposer, approver)
+    binding_create(
+        route=Route.objects.get(slug="contract-summaries"),
+        name="prod-key",
+        kind="env",
+        reference="SPECPACT_ENDPOINT_PROD_KEY",
+        hosts=["10.0.0.7:8000"],
+        actor=admin,
+    )
     make_token(approver, "approver")
     Group.objects.create(name="operators")
     audit_record(actor=None, action="test.event", obj_type="thing", obj_id=1)
