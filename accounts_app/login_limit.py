@@ -128,7 +128,11 @@ def record_failure(request: HttpRequest, raw_name: str) -> int | None:
         delay = delay_after(failures, subject.free)
         if delay <= 0:
             continue
-        cache.set(subject.until_key, now + delay, timeout=math.ceil(delay) + 1)
+        # The wait ends at the time stored (read against `_now()`); the entry itself lives as
+        # long as the failures' window, so a slow request never lets it lapse early.
+        cache.set(
+            subject.until_key, now + delay, timeout=max(int(settings.LOGIN_LOCKOUT_S), math.ceil(delay) + 1)
+        )
         longest = max(longest, delay)  # this address has just failed for the name: its ceiling holds
         if failures == subject.free:
             audit_record(

@@ -5,7 +5,7 @@
   harness's own `build_level` and models (aggregates of each level recomputed from its
   requests exactly as the harness does, so the upload check agrees);
 - `result_row(...)`: the `RunResult` row as `run_result_submit` stores it: the payload, its
-  digest (`_digest`, the service's own) and `aggregate_result` of each arm."""
+  digest (`result_digest`, the service's own) and `aggregate_result` of each arm."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ import numpy as np
 from benchmarks.datagen.pgcopy import JsonText
 from benchmarks.datagen.samples import GREEDY_MISMATCH, ArmShape, Prompt, level_records
 from benchmarks_app.aggregates import aggregate_result
-from benchmarks_app.services.lifecycle import _digest
+from benchmarks_app.result_digest import result_digest as _digest
 from worker.agent import AGENT_VERSION
 from worker.harness import HARNESS_VERSION
 from worker.harness.acceptance import vllm as vllm_acceptance
