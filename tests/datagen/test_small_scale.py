@@ -18,8 +18,8 @@ from benchmarks.datagen.generate import Report, generate
 from benchmarks.datagen.scale import SMALL
 from benchmarks_app.aggregates import aggregate_result
 from benchmarks_app.models import OutboxMessage, Run, RunResult
+from benchmarks_app.result_digest import result_digest as _digest
 from benchmarks_app.results_check import check_outcome
-from benchmarks_app.services.lifecycle import _digest
 from contracts_app.document import document_digest, validate_document
 from contracts_app.models import ContractVersion, Route
 from contracts_app.services import route_create
