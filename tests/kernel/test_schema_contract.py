@@ -130,7 +130,11 @@ def world(transactional_db: None, emulator: Any) -> World:
 @pytest.fixture
 def live(world: World) -> Iterator[LiveServer]:
     # Webhook URLs on loopback are the world's (a closed port); the endpoint is an emulator.
-    with serve({"WEBHOOK_ALLOW_LOOPBACK": "1", "ENDPOINT_PROBE_TIMEOUT_S": "3"}) as server:
+    # A broker answers (a Redis database of its own, which nothing consumes): a probe is then
+    # queued and answered 202, as in production, not 503 for a missing broker.
+    broker = os.environ.get("SPECPACT_TEST_REDIS_URL", "redis://127.0.0.1:6379/15").rsplit("/", 1)[0] + "/13"
+    settings = {"WEBHOOK_ALLOW_LOOPBACK": "1", "ENDPOINT_PROBE_TIMEOUT_S": "3", "CELERY_BROKER_URL": broker}
+    with serve(settings) as server:
         yield server
 
 
