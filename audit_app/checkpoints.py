@@ -44,6 +44,7 @@ from audit_app.signing import (
     verifying_keys,
 )
 from kernel.errors import Conflict, DomainError
+from kernel.text import utc_words
 
 log = logging.getLogger("specpact.audit")
 
@@ -186,11 +187,26 @@ def verify_audit(
     return status
 
 
+def checkpoint_words(status: AuditStatus) -> str:
+    """For the audit page, while the chain holds: what the newest checkpoint vouches for,
+    "checkpoint #3, signed at 2026-03-02 09:00:00 UTC, covers events 1 to 120" (an en dash on the page)."""
+    cp = status["checkpoint"]
+    if status["problem"] is not None:
+        return describe(status)
+    if not cp:
+        return "No signed checkpoint yet: nothing outside the database vouches for these events."
+    which = f"Checkpoint #{cp['id']}" if cp["id"] else "An exported checkpoint"
+    return (
+        f"{which}, signed at {utc_words(cp['signed_at'])}, covers events 1\u2013{cp['event_id']}; "
+        "the chain still matches it."
+    )
+
+
 def describe(status: AuditStatus) -> str:
     """The status in words, for the command and the audit page."""
     cp = status["checkpoint"]
     which = (f"checkpoint #{cp['id']}" if cp["id"] else "an exported checkpoint") if cp else ""
-    signed = f"{which} signed event #{cp['event_id']} at {cp['signed_at']}" if cp else ""
+    signed = f"{which} signed event #{cp['event_id']} at {utc_words(cp['signed_at'])}" if cp else ""
     after = f" (after event #{status['intact_through']}, which a checkpoint still vouches for)"
     after = after if status["intact_through"] else ""
     match status["problem"]:

@@ -10,7 +10,8 @@ from django.urls import NoReverseMatch, reverse
 _VERSION = re.compile(r"^(?P<slug>[^:]+):v(?P<number>\d+)$")
 
 
-def object_url(object_type: str, object_id: str) -> str | None:
+def object_url(object_type: str, object_id: str, route: str = "") -> str | None:
+    """`route`: the event's route (an endpoint's page is its route's)."""
     try:
         if object_type == "release" and object_id.isdigit():
             return reverse("release-detail", args=[int(object_id)])
@@ -22,6 +23,12 @@ def object_url(object_type: str, object_id: str) -> str | None:
             return reverse("version-detail", args=[m["slug"], int(m["number"])])
         if object_type == "worker" and object_id.isdigit():
             return reverse("workers") + f"#worker-{object_id}"
+        if object_type == "workload" and object_id.isdigit():
+            return reverse("workload-by-id", args=[int(object_id)])
+        if object_type in ("webhook", "webhook_delivery"):
+            return reverse("webhook-deliveries")
+        if object_type == "endpoint" and route:
+            return reverse("route-detail", args=[route]) + "#endpoints"
     except NoReverseMatch:
         return None
     return None

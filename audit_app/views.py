@@ -7,7 +7,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from accounts_app.permissions import routes_in_scope
-from audit_app.checkpoints import describe
+from audit_app.checkpoints import checkpoint_words, describe
 from audit_app.filtersets import AuditEventFilterSet
 from audit_app.links import object_url
 from audit_app.models import AuditEvent
@@ -32,7 +32,7 @@ def audit_page(request: HttpRequest) -> HttpResponse:
         paginator.count = AuditEvent.objects.aggregate(n=Max("id"))["n"] or 0
     page = paginator.get_page(request.GET.get("page"))
     for event in page.object_list:
-        event.link = object_url(event.object_type, str(event.object_id))
+        event.link = object_url(event.object_type, str(event.object_id), event.route or "")
     chain = status_for_scope(audit_status(), scope)
     return render(
         request,
@@ -42,6 +42,7 @@ def audit_page(request: HttpRequest) -> HttpResponse:
             "page": page,
             "chain": chain,
             "chain_words": describe(chain),
+            "checkpoint_words": checkpoint_words(chain),
             "query": query,
             "nav": "audit",
         },

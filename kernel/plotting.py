@@ -6,7 +6,8 @@ any app may use it."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import math
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -50,9 +51,84 @@ def no_data(fig: go.Figure, message: str) -> None:
 
 
 def to_dict(fig: go.Figure) -> dict[str, Any]:
-    """Plain JSON types only (numpy arrays become lists), ready for `figure_json`."""
+    """Plain JSON types only (numpy arrays become lists), ready for `figure_json`; every
+    log axis with readable ticks (`readable_log_axes`)."""
     result: dict[str, Any] = json.loads(pio.to_json(fig, validate=True, remove_uids=True))
+    readable_log_axes(result)
     return result
+
+
+# Mantissas of the ticks on a log axis, coarsest first: the first that puts at least three
+# ticks inside the data's span is used. Plotly's own choice over less than a decade labels
+# the minor ticks with their first digit only ("5 6 7 8 9 100 2 3").
+_LOG_STEPS: tuple[tuple[float, ...], ...] = (
+    (1.0,),
+    (1.0, 2.0, 5.0),
+    (1.0, 2.0, 3.0, 5.0, 7.0),
+    (1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0),
+)
+_MAX_LOG_TICKS = 10
+
+
+def log_ticks(low: float, high: float) -> list[float]:
+    """Tick values for a log axis spanning [low, high] (both > 0), each a round number
+    (1, 2, 5 × a power of ten where that gives enough): 5, 10, 20, 50, 100."""
+    if not (0 < low <= high) or not math.isfinite(high):
+        return []
+    first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
+    chosen: list[float] = []
+    for steps in _LOG_STEPS:
+        ticks = [
+            float(f"{m * 10.0**e:.6g}")
+            for e in range(first, last + 1)
+            for m in steps
+            if low <= m * 10.0**e * (1 + 1e-9) and m * 10.0**e <= high * (1 + 1e-9)
+        ]
+        if len(ticks) > _MAX_LOG_TICKS:
+            break
+        chosen = ticks
+        if len(ticks) >= 3:
+            break
+    if len(chosen) < 2:  # a span too narrow for round numbers inside it: its own ends
+        chosen = sorted({float(f"{low:.3g}"), float(f"{high:.3g}")})
+    return chosen
+
+
+def _numbers(values: Any) -> Iterable[float]:
+    for v in values if isinstance(values, list) else ():
+        if isinstance(v, int | float) and not isinstance(v, bool) and v > 0 and math.isfinite(v):
+            yield float(v)
+
+
+def readable_log_axes(figure: dict[str, Any]) -> None:
+    """Give every log axis that has no ticks of its own round-number ticks over its data,
+    labelled in full ("20", "50", "100"), in place. An axis' data: the x (or y) values of
+    the traces drawn on it, or its explicit range (in decades, as Plotly gives it)."""
+    layout_ = figure.get("layout") or {}
+    for key, axis in layout_.items():
+        if not (key.startswith(("xaxis", "yaxis")) and isinstance(axis, dict)):
+            continue
+        if axis.get("type") != "log" or "tickvals" in axis or "dtick" in axis:
+            continue
+        letter, suffix = key[0], key[5:]
+        ref = letter + suffix  # "x", "x2": how a trace names its axis
+        span = axis.get("range")
+        if isinstance(span, list) and len(span) == 2 and all(isinstance(v, int | float) for v in span):
+            low, high = 10.0 ** min(span), 10.0 ** max(span)
+        else:
+            values = [
+                v
+                for trace in figure.get("data") or []
+                if (trace.get(f"{letter}axis") or letter) == ref
+                for v in _numbers(trace.get(letter))
+            ]
+            if not values:
+                continue
+            low, high = min(values), max(values)
+        ticks = log_ticks(low, high)
+        if ticks:
+            axis["tickvals"] = ticks
+            axis["ticktext"] = [f"{t:g}" for t in ticks]
 
 
 def _default(value: Any) -> Any:

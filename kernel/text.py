@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from datetime import UTC, datetime
 
 from kernel.errors import DomainError, FieldError
 
@@ -75,3 +76,14 @@ def checked_text(
             errors=[FieldError(field, f"{need} (got {shown})")],
         )
     return text
+
+
+def utc_words(iso: object) -> str:
+    """An ISO time (as JSON keeps one) as people read it, in UTC and saying so:
+    "2026-03-02 09:00:00 UTC". What isn't a time comes back as it was."""
+    if not iso:
+        return ""
+    try:
+        return datetime.fromisoformat(str(iso)).astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    except ValueError:
+        return str(iso)

@@ -76,6 +76,8 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
             ],
+            # `breakable` in every template (kernel/templatetags/pages.py).
+            "builtins": ["kernel.templatetags.pages"],
         },
     },
 ]

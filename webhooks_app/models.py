@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import uuid
+from datetime import datetime
+from typing import Any
 
 from django.conf import settings
 from django.db import models
+from django.utils.dateparse import parse_datetime
 
 
 class Subscription(models.Model):
@@ -74,3 +78,26 @@ class Delivery(models.Model):
 
     def __str__(self) -> str:
         return f"delivery {self.pk} {self.event} ({self.state})"
+
+    @property
+    def envelope(self) -> dict[str, Any]:
+        """The body as sent: {"id", "event", "occurred_at", "route", "webhook", "data"}."""
+        try:
+            parsed = json.loads(self.body)
+        except ValueError:
+            return {}
+        return parsed if isinstance(parsed, dict) else {}
+
+    @property
+    def occurred_at(self) -> datetime | None:
+        """When the event itself happened (the audit event's time), not when it was sent."""
+        when = self.envelope.get("occurred_at")
+        return parse_datetime(when) if isinstance(when, str) else None
+
+    @property
+    def subject(self) -> tuple[str, str] | None:
+        """The object the event is about, (type, id), as its audit event names it."""
+        obj = (self.envelope.get("data") or {}).get("object") or {}
+        if not obj.get("type") or obj.get("id") in (None, ""):
+            return None
+        return str(obj["type"]), str(obj["id"])

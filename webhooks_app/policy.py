@@ -12,8 +12,12 @@ from kernel.outbound import LOOPBACK, PRIVATE, IPNetwork, OutboundPolicy
 
 def delivery_policy() -> OutboundPolicy:
     denied: tuple[IPNetwork, ...] = ()
+    allows: list[str] = []
     if not settings.WEBHOOK_ALLOW_LOOPBACK:
         denied += LOOPBACK
+        allows.append("WEBHOOK_ALLOW_LOOPBACK=true allows loopback addresses")
     if not settings.WEBHOOK_ALLOW_PRIVATE:
         denied += PRIVATE
-    return OutboundPolicy(denied=denied)
+        allows.append("WEBHOOK_ALLOW_PRIVATE=true allows private ones")
+    hint = "; ".join(allows) + " (server settings)" if allows else ""
+    return OutboundPolicy(denied=denied, denied_hint=hint)

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_POST
 
 from accounts_app.permissions import has_role
 from audit_app.actors import actor_from_request
+from audit_app.links import object_url
 from kernel.errors import DomainError
 from webhooks_app.selectors import delivery_list, subscription_list
 from webhooks_app.services import delivery_redeliver
@@ -27,7 +28,13 @@ def _admin_only(request: HttpRequest) -> None:
 def deliveries_page(request: HttpRequest) -> HttpResponse:
     _admin_only(request)
     page = Paginator(delivery_list(), 50).get_page(request.GET.get("page"))
-    context = {"subscriptions": subscription_list(), "page": page, "nav": "webhooks"}
+    # Each delivery with what its event is about ("release:3") and that object's page.
+    rows = [
+        (d, ":".join(subject) if subject else "", object_url(*subject, d.route) if subject else None)
+        for d in page.object_list
+        for subject in [d.subject]
+    ]
+    context = {"subscriptions": subscription_list(), "page": page, "rows": rows, "nav": "webhooks"}
     return render(request, "webhooks/deliveries.html", context)
 
 

@@ -121,6 +121,9 @@ class OutboundPolicy:
 
     allowed: tuple[IPNetwork, ...] | None = None
     denied: tuple[IPNetwork, ...] = ()
+    # What allows a denied network, said with the refusal ("WEBHOOK_ALLOW_LOOPBACK=true
+    # allows loopback"): the caller's own settings, which this module doesn't know.
+    denied_hint: str = ""
 
     def refusal(self, address: IPAddress) -> str | None:
         """Why `address` may not be reached, or None when it may."""
@@ -135,11 +138,13 @@ class OutboundPolicy:
             shown = ", ".join(str(n) for n in self.allowed) or "none"
             return f"{address} is outside the allowed networks ({shown})"
         if any(address in net for net in self.denied):
-            return f"{address} is in a denied network (loopback or private)"
+            hint = f"; {self.denied_hint}" if self.denied_hint else ""
+            return f"{address} is in a denied network (loopback or private){hint}"
         if address in CGNAT and not any(address in net for net in self.allowed or ()):
             return f"{address} is a carrier-grade NAT address (100.64.0.0/10), not in the allowed networks"
         if not address.is_loopback and address in host_addresses() and self.refusal(_loopback_of(address)):
-            return f"{address} is this host's own address, refused as loopback is"
+            hint = f"; {self.denied_hint}" if self.denied_hint else ""
+            return f"{address} is this host's own address, refused as loopback is{hint}"
         return None
 
 

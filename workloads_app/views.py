@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 
 from workloads_app.charts import workload_figures
 from workloads_app.selectors import split_ref, workload_tombstone, workload_uses, workloads_visible_to
@@ -15,6 +15,14 @@ from workloads_app.selectors import split_ref, workload_tombstone, workload_uses
 def workload_list(request: HttpRequest) -> HttpResponse:
     versions = workloads_visible_to(request).order_by("name", "-created_at", "-id")
     return render(request, "workloads/list.html", {"versions": versions, "nav": "workloads"})
+
+
+@login_required
+def workload_by_id(request: HttpRequest, pk: int) -> HttpResponse:
+    version = workloads_visible_to(request).filter(pk=pk).first()
+    if version is None:
+        raise Http404("No such workload is visible to you.")
+    return redirect("workload-detail", version.ref)
 
 
 @login_required

@@ -52,11 +52,13 @@ class TokenListApi(GenericAPIView[ApiToken]):
     def get_permissions(self) -> list[Any]:
         return role_permissions("viewer")
 
+    @extend_schema(summary="List API tokens")
     @extend_schema(responses=TokenSerializer(many=True))
     def get(self, request: Request) -> Response:
         _check_token_may_manage(request)
         return paginate(request, self, self.filter_queryset(_visible(request)), TokenSerializer)
 
+    @extend_schema(summary="Issue an API token")
     @extend_schema(request=TokenIssueSerializer, responses={201: TokenSerializer})
     def post(self, request: Request) -> Response:
         """The response holds `key`, the whole token: it is shown this once and never again."""
@@ -88,10 +90,12 @@ class TokenDetailApi(APIView):
     def get_permissions(self) -> list[Any]:
         return role_permissions("viewer")
 
+    @extend_schema(summary="Show an API token")
     @extend_schema(responses=TokenSerializer)
     def get(self, request: Request, token_id: int) -> Response:
         return Response(TokenSerializer(_token(request, token_id)).data)
 
+    @extend_schema(summary="Delete an API token")
     @extend_schema(request=None, responses={204: None})
     def delete(self, request: Request, token_id: int) -> Response:
         """Revoke (the row stays, for the audit trail)."""
@@ -106,6 +110,7 @@ class TokenRevokeApi(APIView):
     def get_permissions(self) -> list[Any]:
         return role_permissions("viewer")
 
+    @extend_schema(summary="Revoke an API token")
     @extend_schema(request=TokenRevokeSerializer, responses=TokenSerializer)
     def post(self, request: Request, token_id: int) -> Response:
         data = TokenRevokeSerializer(data=request.data)

@@ -35,6 +35,7 @@ class AuditListApi(GenericAPIView[AuditEvent]):
     def get_permissions(self) -> list[Any]:
         return role_permissions("viewer")
 
+    @extend_schema(summary="List audit events")
     @extend_schema(responses=AuditEventSerializer(many=True))
     def get(self, request: Request) -> Response:
         events = self.filter_queryset(audit_events(routes_in_scope=routes_in_scope(request)))
@@ -45,6 +46,7 @@ class AuditVerifyApi(APIView):
     def get_permissions(self) -> list[Any]:
         return role_permissions("viewer")
 
+    @extend_schema(summary="Verify the audit chain")
     @extend_schema(
         parameters=[
             OpenApiParameter(
@@ -80,6 +82,7 @@ class AuditCheckpointListApi(GenericAPIView[AuditCheckpoint]):
     def get_permissions(self) -> list[Any]:
         return role_permissions("viewer")
 
+    @extend_schema(summary="List signed audit checkpoints")
     @extend_schema(responses=CheckpointSerializer(many=True))
     def get(self, request: Request) -> Response:
         return paginate(request, self, AuditCheckpoint.objects.order_by("id"), CheckpointSerializer)
@@ -89,6 +92,7 @@ class AuditPublicKeyApi(APIView):
     def get_permissions(self) -> list[Any]:
         return role_permissions("viewer")
 
+    @extend_schema(summary="The checkpoints' public key")
     @extend_schema(responses=PublicKeySerializer)
     def get(self, request: Request) -> Response:
         """The key that verifies the checkpoints' signatures (Ed25519, PEM)."""

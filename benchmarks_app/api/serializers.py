@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from pydantic import ValidationError as PydanticError
 from rest_framework import serializers
 
@@ -195,6 +196,33 @@ class WorkerOut(serializers.ModelSerializer):
         return active[0].pk if scope is None or active[0].route.slug in scope else None
 
 
+class RunStepOut(serializers.Serializer):
+    """The step running now: one level of one arm (benchmarks_app/progress.py)."""
+
+    arm = serializers.ChoiceField(choices=["baseline", "candidate"])
+    level = serializers.IntegerField(help_text="1-based, in the lane's order of levels")
+    levels = serializers.IntegerField()
+    number = serializers.IntegerField(help_text="the step's position among all steps, 1-based")
+    steps = serializers.IntegerField()
+    elapsed_s = serializers.IntegerField(help_text="seconds since this step began")
+    eta_s = serializers.IntegerField(
+        allow_null=True,
+        help_text="about how many seconds the run has left: each step still to run expected to take "
+        "what the same level took on the other arm, else the mean of the steps measured so far; "
+        "null until a step has finished",
+    )
+
+
+class RunProgressOut(serializers.Serializer):
+    done = serializers.IntegerField(help_text="requests sent, both arms together")
+    total = serializers.IntegerField()
+    percent = serializers.IntegerField()
+    step = RunStepOut(allow_null=True, help_text="while running: the level and arm running now")
+    words = serializers.CharField(
+        help_text="the phase, the step, its elapsed time and the estimate, in words"
+    )
+
+
 class RunOut(serializers.ModelSerializer):
     # Plain strings in the schema: the choice sets are documented on the inputs, and
     # releases have a `state` of their own (one enum name each).
@@ -243,8 +271,16 @@ class RunOut(serializers.ModelSerializer):
             "has_result",
         ]
 
-    def get_progress(self, run: Run) -> dict[str, int]:
-        return {"done": run.progress_done, "total": run.progress_total, "percent": run.progress_percent}
+    @extend_schema_field(RunProgressOut)
+    def get_progress(self, run: Run) -> dict[str, Any]:
+        step = run.step
+        return {
+            "done": run.progress_done,
+            "total": run.progress_total,
+            "percent": run.progress_percent,
+            "step": step.as_dict() if step is not None else None,
+            "words": run.progress_words,
+        }
 
     def get_has_result(self, run: Run) -> bool:
         # Lists annotate it (RunQuerySet.for_listing) rather than load the result.

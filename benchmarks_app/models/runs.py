@@ -7,6 +7,7 @@ from django.db import models
 from django.utils import timezone
 
 from benchmarks_app.choices import FINISHED_STATES, EngineKind, RunPhase, RunState
+from benchmarks_app.progress import Step, current_step
 
 
 class RunQuerySet(models.QuerySet["Run"]):
@@ -70,6 +71,10 @@ class Run(models.Model):
     # The worker's last reported phase of the current attempt (`RunPhase`) and since when.
     phase = models.CharField(max_length=32, blank=True, choices=RunPhase.choices)
     phase_since = models.DateTimeField(null=True, blank=True)
+    # The current attempt's steps (one level of one arm each) in the order the worker runs
+    # them, and when each began: {"order", "per_level", "began"}; the step's own elapsed
+    # time and the estimate of what is left come from it (benchmarks_app/progress.py).
+    progress_steps = models.JSONField(default=dict, blank=True)
     # What happened to each attempt, in words, oldest first: [{"at", "attempt", "event", "detail"}].
     history = models.JSONField(default=list)
     created_by = models.ForeignKey(
@@ -127,6 +132,24 @@ class Run(models.Model):
             if elapsed >= 60
             else (f"{self.get_phase_display()} ({elapsed} s)")
         )
+
+    @property
+    def step(self) -> Step | None:
+        """While running: which level of which arm, for how long, and about how long left."""
+        if self.state != RunState.RUNNING:
+            return None
+        return current_step(self.progress_steps, self.progress_done, timezone.now())
+
+    @property
+    def progress_words(self) -> str:
+        """What the page says under a running run's state: the worker's phase when it isn't
+        plain benchmarking (the engine starting takes minutes), then the step with its own
+        clock and the estimate."""
+        step = self.step
+        phase = self.phase_words if self.phase and self.phase != RunPhase.BENCHMARKING else ""
+        if step is None:
+            return self.phase_words
+        return f"{phase}; {step.words}" if phase else step.words
 
     @property
     def engine_label(self) -> str:

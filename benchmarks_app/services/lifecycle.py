@@ -24,6 +24,7 @@ from audit_app.services import audit_record
 from benchmarks_app.aggregates import aggregate_result
 from benchmarks_app.choices import FINISHED_STATES, FailureKind, RunState
 from benchmarks_app.models import Run, RunResult, Worker
+from benchmarks_app.progress import step_begun, step_plan
 from benchmarks_app.result_digest import result_digest
 from benchmarks_app.results_check import check_outcome
 from benchmarks_app.signals import announce_run_finished
@@ -97,9 +98,9 @@ def run_start(*, run_id: int, worker: Worker, attempt: int) -> Run:
     _owner(worker, run)
     now = timezone.now()
     if run.state == RunState.RUNNING:
-        run.progress_done = 0
+        run.progress_done, run.progress_steps = 0, step_plan(run.spec, now)
         run.note("restarted", f"worker {worker.name} (#{worker.pk}) got the task again and starts over")
-        run.save(update_fields=["progress_done", "history"])
+        run.save(update_fields=["progress_done", "progress_steps", "history"])
         audit_record(action="run.restarted", **_by_worker(run, worker, {"state": run.state}))
         return run
     claimed = Run.objects.filter(pk=run.pk, state=RunState.QUEUED, attempt=attempt).update(
@@ -107,6 +108,7 @@ def run_start(*, run_id: int, worker: Worker, attempt: int) -> Run:
         worker=worker,
         started_at=now,
         progress_done=0,
+        progress_steps=step_plan(run.spec, now),
         waiting_reason="",
         waiting_since=None,
         phase="",
@@ -133,6 +135,9 @@ def run_progress(*, run_id: int, worker: Worker, attempt: int, done: int, total:
     run.progress_total = max(total, run.progress_total, 1)
     run.progress_done = min(max(done, 0), run.progress_total)
     fields = ["progress_done", "progress_total"]
+    if (begun := step_begun(run.progress_steps, run.progress_done, timezone.now())) is not None:
+        run.progress_steps = begun
+        fields.append("progress_steps")
     if phase and phase != run.phase:
         run.phase, run.phase_since = phase, timezone.now()
         fields += ["phase", "phase_since"]

@@ -85,7 +85,7 @@ def _requeue(run: Run, reason: str, to: Worker) -> None:
     run.state = RunState.QUEUED
     run.worker = None
     run.started_at = None
-    run.progress_done = 0
+    run.progress_done, run.progress_steps = 0, {}
     run.queue = to.own_queue
     # Sent to the replacement's own queue, so it is pinned to it: no other worker may claim it.
     run.target_worker = to

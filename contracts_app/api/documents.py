@@ -32,6 +32,7 @@ class ValidateApi(APIView):
     def get_permissions(self) -> list[Any]:
         return role_permissions("viewer")
 
+    @extend_schema(summary="Validate a contract document")
     @extend_schema(
         request={"application/json": OpenApiTypes.OBJECT, "application/yaml": OpenApiTypes.STR},
         responses=ValidateResultSerializer,
@@ -56,6 +57,7 @@ class ImportApi(APIView):
     def get_permissions(self) -> list[Any]:
         return role_permissions("viewer")
 
+    @extend_schema(summary="Import an engine command as a contract")
     @extend_schema(request=ImportSerializer, responses=ImportResultSerializer)
     def post(self, request: Request) -> Response:
         data = ImportSerializer(data=request.data)
@@ -109,6 +111,7 @@ class ContractSchemaApi(APIView):
     permission_classes = [AllowAny]
     authentication_classes: list[Any] = []
 
+    @extend_schema(summary="The contract document's JSON Schema")
     @extend_schema(responses={(200, "application/schema+json"): OpenApiTypes.OBJECT})
     def get(self, request: Request) -> Response:
         return Response(contract_json_schema(), content_type="application/schema+json")

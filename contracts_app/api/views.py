@@ -57,11 +57,13 @@ class RouteListApi(GenericAPIView[Route]):
     def get_permissions(self) -> list[Any]:
         return role_permissions("operator" if self.request.method == "POST" else "viewer")
 
+    @extend_schema(summary="List routes")
     @extend_schema(responses=RouteSerializer(many=True))
     def get(self, request: Request) -> Response:
         routes = self.filter_queryset(visible_routes(request, selectors.route_list()))
         return paginate(request, self, routes, RouteSerializer)
 
+    @extend_schema(summary="Create a route")
     @extend_schema(request=RouteCreateSerializer, responses={201: RouteSerializer})
     @idempotent
     def post(self, request: Request) -> Response:
@@ -75,11 +77,13 @@ class RouteDetailApi(APIView):
     def get_permissions(self) -> list[Any]:
         return role_permissions("operator" if self.request.method == "PATCH" else "viewer")
 
+    @extend_schema(summary="Show a route")
     @extend_schema(responses=RouteSerializer)
     def get(self, request: Request, slug: str) -> Response:
         route = _route(request, slug)
         return Response(RouteSerializer(route).data, headers={"ETag": route.etag})
 
+    @extend_schema(summary="Change a route's description")
     @extend_schema(
         request=RouteUpdateSerializer,
         responses={200: RouteSerializer},
@@ -116,11 +120,13 @@ class VersionListApi(GenericAPIView[ContractVersion]):
     def get_permissions(self) -> list[Any]:
         return role_permissions("operator" if self.request.method == "POST" else "viewer")
 
+    @extend_schema(summary="List a route's contract versions")
     @extend_schema(responses=VersionSummarySerializer(many=True))
     def get(self, request: Request, slug: str) -> Response:
         versions = self.filter_queryset(selectors.version_list(_route(request, slug)))
         return paginate(request, self, versions, VersionSummarySerializer)
 
+    @extend_schema(summary="Upload a contract version")
     @extend_schema(
         request={"application/json": OpenApiTypes.OBJECT, "application/yaml": OpenApiTypes.STR},
         responses={201: VersionUploadSerializer, 200: VersionUploadSerializer},
@@ -155,6 +161,7 @@ class VersionDetailApi(APIView):
     def get_permissions(self) -> list[Any]:
         return role_permissions("viewer")
 
+    @extend_schema(summary="Show a contract version")
     @extend_schema(responses=VersionDetailSerializer)
     def get(self, request: Request, slug: str, number: int) -> Response:
         version = selectors.version_get(_route(request, slug), number)
@@ -166,6 +173,7 @@ class DiffApi(APIView):
     def get_permissions(self) -> list[Any]:
         return role_permissions("viewer")
 
+    @extend_schema(summary="Diff two contract versions")
     @extend_schema(
         parameters=[
             OpenApiParameter("from", int, required=True),
@@ -196,6 +204,7 @@ class RenderApi(APIView):
     def get_permissions(self) -> list[Any]:
         return role_permissions("viewer")
 
+    @extend_schema(summary="Render a version's engine command")
     @extend_schema(parameters=[OpenApiParameter("engine", str, required=False)], responses=RenderSerializer)
     def get(self, request: Request, slug: str, number: int) -> Response:
         query = RenderQuerySerializer(data=request.query_params)

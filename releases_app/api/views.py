@@ -42,11 +42,13 @@ class ReleaseListApi(GenericAPIView[Release]):
     def get_permissions(self) -> list[Any]:
         return role_permissions("operator" if self.request.method == "POST" else "viewer")
 
+    @extend_schema(summary="List releases")
     @extend_schema(responses=ReleaseSerializer(many=True))
     def get(self, request: Request) -> Response:
         releases = self.filter_queryset(selectors.release_rows(subject=request))
         return paginate(request, self, releases, ReleaseSerializer)
 
+    @extend_schema(summary="Propose a release")
     @extend_schema(
         request=ReleaseCreateSerializer,
         responses={201: ReleaseDetailSerializer},
@@ -72,6 +74,7 @@ class ReleaseDetailApi(APIView):
     def get_permissions(self) -> list[Any]:
         return role_permissions("viewer")
 
+    @extend_schema(summary="Show a release with its gate verdict")
     @extend_schema(responses=ReleaseDetailSerializer)
     def get(self, request: Request, release_id: int) -> Response:
         return release_detail_response(selectors.release_get(subject=request, release_id=release_id))
@@ -101,6 +104,7 @@ class _DecisionApi(APIView):
         return release_detail_response(release)
 
 
+@extend_schema(summary="Approve a release")
 @extend_schema(
     request=ApproveInputSerializer,
     responses=ReleaseDetailSerializer,
@@ -112,6 +116,7 @@ class ReleaseApproveApi(_DecisionApi):
     service = services.release_approve
 
 
+@extend_schema(summary="Reject a release")
 @extend_schema(
     request=DecisionInputSerializer,
     responses=ReleaseDetailSerializer,
@@ -122,6 +127,7 @@ class ReleaseRejectApi(_DecisionApi):
     service = services.release_reject
 
 
+@extend_schema(summary="Cancel a release")
 @extend_schema(
     request=DecisionInputSerializer,
     responses=ReleaseDetailSerializer,
@@ -133,6 +139,7 @@ class ReleaseCancelApi(_DecisionApi):
     service = services.release_cancel
 
 
+@extend_schema(summary="Roll a release back")
 @extend_schema(
     request=DecisionInputSerializer,
     responses=ReleaseDetailSerializer,

@@ -7,6 +7,7 @@ decision, 2 invalid input or usage, 3 timeout or server unreachable, 4 gate marg
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
 import uuid
@@ -26,6 +27,10 @@ from specpact.cli.output import emit, note, wants_json
 
 # Release states in which the gate has not spoken yet.
 PENDING_STATES = {"proposed", "benchmarking"}
+# `wait`: a line at least this often while a benchmark runs, even when nothing but its
+# clocks moved (a silent minute reads as a hung command); polls at most this far apart.
+PROGRESS_EVERY_S = 15.0
+POLL_MAX_S = 10.0
 FAILED_STATES = {"rejected", "failed", "cancelled"}
 # A release in one of these blocks another proposal on its route (releases_app OPEN_STATES).
 OPEN_STATES = ("proposed", "benchmarking", "awaiting_review", "approved")
@@ -261,20 +266,30 @@ def _run_progress(client: Client, release_id: int) -> str:
             words += f" (waiting for a worker: {run['waiting_reason']})"
         elif run.get("last_error") and run.get("state") in ("queued", "running"):
             words += f" ({run['last_error']})"
+        if run.get("state") == "running" and progress.get("words"):
+            # The phase (the engine starting), the level and arm, their clock, the estimate.
+            words += f": {progress['words']}"
         parts.append(words)
     return ", ".join(parts)
+
+
+def _unclocked(line: str) -> str:
+    """The progress line without its clocks: what has to change for a line to be news."""
+    return re.sub(r"\d+ (h|min|s)\b", "", line)
 
 
 def _wait(
     client: Client, release_id: int, args: argparse.Namespace, printed: str = ""
 ) -> tuple[dict[str, Any], int]:
     """Poll until the gate has spoken; a progress line on stderr whenever something
-    changed (the release's state, a run's progress), the verdict on stdout when it lands."""
+    changed (the release's state, a run's progress or phase, the level it runs) and at
+    least every PROGRESS_EVERY_S while it runs (the clocks move), the verdict on stdout
+    when it lands."""
     timeout = float(args.timeout)
     deadline = time.monotonic() + timeout
     started = time.monotonic()
     delay = 1.0
-    last_progress = ""
+    last_progress, last_said = "", 0.0
     while True:
         release = client.get(f"releases/{release_id}/")
         if release.get("state") not in PENDING_STATES:
@@ -292,14 +307,15 @@ def _wait(
         runs = _run_progress(client, release_id)
         if runs:
             progress += f", {runs}"
-        if progress != last_progress:
-            note(f"[{time.monotonic() - started:5.0f} s] {progress}")
-            last_progress = progress
+        now = time.monotonic()
+        if _unclocked(progress) != _unclocked(last_progress) or now - last_said >= PROGRESS_EVERY_S:
+            note(f"[{now - started:5.0f} s] {progress}")
+            last_progress, last_said = progress, now
         if time.monotonic() >= deadline:
             still = f"release {release_id} still {release.get('state')} after {timeout:.0f} s"
             raise ApiError(still + (f", waiting for {waits}" if waits else ""), EXIT_UNREACHABLE)
         time.sleep(min(delay, max(0.0, deadline - time.monotonic())))
-        delay = min(delay * 1.5, 15.0)
+        delay = min(delay * 1.5, POLL_MAX_S)
 
 
 def cmd_wait(args: argparse.Namespace) -> int:

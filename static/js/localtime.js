@@ -1,6 +1,8 @@
 // Timestamps are rendered in UTC as <time datetime="…">; show them in the viewer's zone,
 // in full (date, time to the second, the zone's name) with how long ago, on load and in
-// content htmx swaps in later. The UTC original stays in the title.
+// content htmx swaps in later. The UTC original stays in the title. A page whose times
+// must read in one zone with its inputs (the audit log's filters take UTC) marks them
+// data-zone="utc": they stay in UTC and only gain how long ago.
 (function () {
   const fmt = new Intl.DateTimeFormat(undefined, {
     year: "numeric", month: "short", day: "numeric",
@@ -20,7 +22,7 @@
       const d = new Date(el.getAttribute("datetime"));
       if (!Number.isNaN(d.getTime()) && !el.dataset.localised) {
         el.title = el.getAttribute("datetime");
-        el.textContent = `${fmt.format(d)} (${ago(d)})`;
+        el.textContent = el.dataset.zone === "utc" ? `${el.textContent.trim()} (${ago(d)})` : `${fmt.format(d)} (${ago(d)})`;
         el.dataset.localised = "1";
       }
     }
