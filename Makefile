@@ -113,6 +113,7 @@ $(GUIDELLM_VENV)/bin/guidellm:
 bench: setup services $(GUIDELLM_VENV)/bin/guidellm
 	@mkdir -p benchmarks/out
 	$(PY) benchmarks/gate_speed.py
+	$(PY) benchmarks/gate_calibration.py --write-table
 	$(PY) benchmarks/result_size.py
 	$(PY) benchmarks/harness_overhead.py --levels 16,64,256,512
 	$(PY) benchmarks/harness_anchors.py --guidellm $(GUIDELLM_VENV)/bin/guidellm \

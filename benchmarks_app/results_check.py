@@ -1,7 +1,8 @@
 """Is an uploaded result possible for this run? The harness's own models check each arm's
 numbers (non-negative latencies, chunk sums, aggregates that match their requests, no more
 tokens than max_tokens); here the result is also held against the run's specification:
-the same run and attempt, every (level, arm) once, the levels and limits it was sent, and
+the same run and attempt, every (level, arm) once (once per block when the arms alternate
+in blocks), the levels and limits it was sent, and
 what it was measured with: the spec's seed, its sampling (when the spec fixes one; null
 leaves it to the lane's workload) and its registered workload's digest (when it names one).
 A result measured on other prompts or settings is not evidence for this run.
@@ -41,7 +42,8 @@ def check_outcome(*, run: Run, attempt: int, payload: dict[str, Any]) -> Checked
     expected_order = sorted(spec.order())
     got_order = sorted((s.level_index, s.arm) for s in outcome.header.order)
     if got_order != expected_order:
-        errors.append(FieldError("order", "must list every (level_index, arm) of the spec exactly once"))
+        what = "once per block" if spec.interleave == "alternating_blocks" else "exactly once"
+        errors.append(FieldError("order", f"must list every (level_index, arm) of the spec {what}"))
     for arm in ARMS:
         errors += _check_arm(spec, arm, outcome.arms[arm])
     if errors:

@@ -210,7 +210,9 @@ def build_spec(
         "route": route_slug,
         "release_id": release_id,
         "arms": arms,
-        "interleave": "arm_blocks" if engine_kind == EngineKind.MANAGED else "abba_per_level",
+        # Arms alternate in small blocks within every level wherever both can be served in
+        # turn cheaply; a managed engine's arm is a server launch (minutes): worker/spec.py.
+        "interleave": "arm_blocks" if engine_kind == EngineKind.MANAGED else "alternating_blocks",
         "workload": {"lane": lane, "dataset": dataset, "dataset_version": _dataset_version(dataset)}
         | (_registered_workload(dataset, levels) if dataset.startswith("workload:") else {}),
         "load": {

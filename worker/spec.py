@@ -18,6 +18,19 @@ Interleaving (`interleave`):
   background load, a server's cache filling) falls on both arms alike.
 - `arm_blocks` (managed engines): launching a server costs minutes, so each arm's server
   is launched once and runs all levels; the arm order is recorded with the result.
+- `alternating_blocks` (in-process and given-endpoint engines; what the control plane now
+  sends them): within every level the requests are cut into blocks and the arms alternate
+  block by block, A B B A A B …, the first arm alternating level by level as above. Host
+  drift inside a level then splits between the arms instead of landing on whichever ran
+  second (with one level, `abba_per_level` is plain A then B). Blocks, not single
+  requests: each block is one harness plan, so a closed loop at concurrency C keeps C
+  requests in flight for most of a block (blocks hold at least `BLOCKS_PER_CONCURRENCY` x C
+  requests), and the harness's per-level engine counters are read per block and summed.
+  Per request would need both arms up at once and a harness that mixes two targets in one
+  level: given endpoints are both up, but an in-process engine runs one request at a time,
+  and a managed engine's two servers (each a whole GPU's worth of model) are started one
+  after the other, so managed runs keep `arm_blocks`: switching there costs a server
+  launch (minutes) per block.
 """
 
 from __future__ import annotations
@@ -55,7 +68,13 @@ MAX_TIME_LIMIT_S = 7 * 24 * 3600
 RUN_TASK_NAME = "specpact.worker.run_benchmark"
 
 ArmName = Literal["baseline", "candidate"]
-Interleave = Literal["abba_per_level", "arm_blocks"]
+Interleave = Literal["abba_per_level", "arm_blocks", "alternating_blocks"]
+# alternating_blocks: the smallest block, and how many concurrent slots' worth a block
+# holds at a concurrency level; at most MAX_BLOCKS blocks per arm and level (bounds the
+# `order` of an upload).
+MIN_BLOCK_REQUESTS = 8
+BLOCKS_PER_CONCURRENCY = 4
+MAX_BLOCKS = 16
 
 
 class _Model(BaseModel):
@@ -161,6 +180,14 @@ class RunSpec(_Model):
     release_id: int | None = Field(default=None, ge=1, le=INT64_MAX)
     arms: Arms
     interleave: Interleave
+    block_requests: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_REQUESTS_PER_LEVEL,
+        description="alternating_blocks: the smallest block of requests per arm (default "
+        f"{MIN_BLOCK_REQUESTS}); a level's blocks also hold at least {BLOCKS_PER_CONCURRENCY} x its "
+        f"concurrency and number at most {MAX_BLOCKS} per arm",
+    )
     workload: Workload
     load: Load
     max_tokens: int = Field(ge=1, le=MAX_TOKENS)
@@ -185,13 +212,42 @@ class RunSpec(_Model):
         return 2 * len(self.load.levels) * self.load.requests_per_level
 
     def order(self) -> list[tuple[int, ArmName]]:
-        """(level index, arm) in the order the worker runs them."""
+        """(level index, arm) in the order the worker runs them; under `alternating_blocks`
+        one entry per block (so a (level, arm) appears once per block)."""
+        return [(i, arm) for i, arm, _, _ in self.pieces()]
+
+    def block_sizes(self, level_index: int) -> list[int]:
+        """alternating_blocks: the requests in each of a level's blocks (the same for both
+        arms, which get the same prompts block by block); one block otherwise."""
+        n = self.load.requests_per_level
+        if self.interleave != "alternating_blocks":
+            return [n]
+        level = self.load.levels[level_index]
+        k = max(
+            self.block_requests or MIN_BLOCK_REQUESTS,
+            BLOCKS_PER_CONCURRENCY * (level.concurrency or 0),
+            -(-n // MAX_BLOCKS),
+        )
+        k = min(k, n)
+        sizes = [k] * (n // k)
+        sizes[-1] += n % k  # a short remainder joins the last block
+        return sizes
+
+    def pieces(self) -> list[tuple[int, ArmName, int, int]]:
+        """(level index, arm, block index, requests) in the order the worker runs them."""
         n = len(self.load.levels)
         if self.interleave == "arm_blocks":
-            return [(i, "baseline") for i in range(n)] + [(i, "candidate") for i in range(n)]
-        out: list[tuple[int, ArmName]] = []
+            per = self.load.requests_per_level
+            return [(i, "baseline", 0, per) for i in range(n)] + [(i, "candidate", 0, per) for i in range(n)]
+        out: list[tuple[int, ArmName, int, int]] = []
         for i in range(n):
-            out += [(i, "baseline"), (i, "candidate")] if i % 2 == 0 else [(i, "candidate"), (i, "baseline")]
+            order: tuple[ArmName, ArmName] = (
+                ("baseline", "candidate") if i % 2 == 0 else ("candidate", "baseline")
+            )
+            first, second = order
+            for j, size in enumerate(self.block_sizes(i)):
+                pair: tuple[ArmName, ArmName] = (first, second) if j % 2 == 0 else (second, first)
+                out += [(i, pair[0], j, size), (i, pair[1], j, size)]
         return out
 
 
@@ -202,6 +258,10 @@ class Segment(_Model):
     arm: ArmName
     started_at: datetime
     finished_at: datetime
+    block: int | None = Field(
+        default=None, ge=0, lt=MAX_BLOCKS, description="alternating_blocks: which block of the level"
+    )
+    requests: int | None = Field(default=None, ge=0, le=MAX_REQUESTS_PER_LEVEL)
 
 
 ARMS: tuple[ArmName, ArmName] = ("baseline", "candidate")
@@ -214,7 +274,7 @@ class RunOutcomeHeader(_Model):
     run_id: int = Field(ge=1, le=INT64_MAX)
     attempt: int = Field(ge=1, le=MAX_ATTEMPTS)
     agent_version: str = Field(max_length=32)
-    order: list[Segment] = Field(min_length=2, max_length=2 * MAX_LEVELS)
+    order: list[Segment] = Field(min_length=2, max_length=2 * MAX_LEVELS * MAX_BLOCKS)
 
 
 class RunOutcome(RunOutcomeHeader):

@@ -45,7 +45,12 @@ def level_of(level: Mapping[str, Any]) -> tuple[LevelKind, float]:
 
 
 def _ok(requests: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    return [r for r in requests if not r.get("error")]
+    """The successful requests in the order they were sent (`send_s`, where every one has
+    it): the gate's autocorrelation test reads the samples in that order."""
+    ok = [r for r in requests if not r.get("error")]
+    if all(isinstance(r.get("send_s"), int | float) for r in ok):
+        ok.sort(key=lambda r: r["send_s"])  # stable: ties keep the recorded order
+    return ok
 
 
 def chunk_offsets_ms(request: Mapping[str, Any]) -> FloatArray:

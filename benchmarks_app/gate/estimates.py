@@ -2,7 +2,10 @@
 
 The improvement ratio r is ≥ 1 when the candidate is better: baseline/candidate for a
 latency quantile, candidate/baseline for throughput. Non-inferiority uses its inverse.
-Each arm is resampled independently, from its own generator (see `rng_for`).
+Each arm is resampled independently, from its own generator (see `rng_for`): by the exact
+independent bootstrap, or by a circular block bootstrap where that arm's successive requests
+are significantly autocorrelated (autocorrelation.py). Pooled inter-chunk gaps always take
+the independent one (their order mixes gaps within and across requests).
 """
 
 from __future__ import annotations
@@ -11,6 +14,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from benchmarks_app.gate.autocorrelation import (
+    Resampling,
+    block_bootstrap_mean_ratio,
+    block_bootstrap_quantile,
+    resampling_plan,
+)
 from benchmarks_app.gate.bootstrap import bootstrap_mean_ratio, bootstrap_quantile, quantile, rng_for
 from benchmarks_app.gate.inputs import ArmLevel, FloatArray
 from benchmarks_app.gate.metrics import METRICS
@@ -28,6 +37,21 @@ class Estimate:
     n_candidate: int
     problem: str | None = None  # set: the ratio can't be estimated; `problem_verdict` says how bad
     problem_verdict: Verdict = Verdict.MARGINAL
+    # How each arm was resampled (None: not decided, e.g. pooled inter-chunk gaps).
+    resampling_baseline: Resampling | None = None
+    resampling_candidate: Resampling | None = None
+
+    @property
+    def blocked(self) -> bool:
+        return any(r is not None and r.blocked for r in (self.resampling_baseline, self.resampling_candidate))
+
+    def describe_resampling(self) -> str | None:
+        if self.resampling_baseline is None or self.resampling_candidate is None:
+            return None
+        return (
+            f"baseline: {self.resampling_baseline.describe()}; "
+            f"candidate: {self.resampling_candidate.describe()}"
+        )
 
     def interval(self, alpha: float) -> tuple[float, float]:
         lo, hi = np.quantile(self.draws, [alpha, 1 - alpha])
@@ -88,11 +112,33 @@ class Estimator:
         qb, qc = quantile(xb, m.quantile), quantile(xc, m.quantile)
         if qb <= 0 or qc <= 0:
             return _problem(f"{m.label} is 0 ms at {where} in lane {lane}: the ratio is undefined.")
-        db = bootstrap_quantile(xb, m.quantile, self.n_boot, rng_for(self.seed, "baseline", *key, metric))
-        dc = bootstrap_quantile(xc, m.quantile, self.n_boot, rng_for(self.seed, "candidate", *key, metric))
+        if m.base == "itl_chunk":
+            plan_b = plan_c = None
+            db = bootstrap_quantile(xb, m.quantile, self.n_boot, rng_for(self.seed, "baseline", *key, metric))
+            dc = bootstrap_quantile(
+                xc, m.quantile, self.n_boot, rng_for(self.seed, "candidate", *key, metric)
+            )
+        else:
+            plan_b, plan_c = resampling_plan(xb), resampling_plan(xc)
+            db = self._quantile_draws(xb, m.quantile, plan_b, rng_for(self.seed, "baseline", *key, metric))
+            dc = self._quantile_draws(xc, m.quantile, plan_c, rng_for(self.seed, "candidate", *key, metric))
         with np.errstate(divide="ignore", invalid="ignore"):
             draws = db / dc  # lower is better: improvement = baseline / candidate
-        return Estimate(qb / qc, _finite(draws), len(xb), len(xc))
+        return Estimate(qb / qc, _finite(draws), len(xb), len(xc), None, Verdict.MARGINAL, plan_b, plan_c)
+
+    def _quantile_draws(
+        self, x: FloatArray, q: float, plan: Resampling, rng: np.random.Generator
+    ) -> FloatArray:
+        if plan.blocked:
+            return block_bootstrap_quantile(x, q, plan.block, self.n_boot, rng)
+        return bootstrap_quantile(x, q, self.n_boot, rng)
+
+    def _mean_ratio_draws(
+        self, num: FloatArray, den: FloatArray, plan: Resampling, rng: np.random.Generator
+    ) -> FloatArray:
+        if plan.blocked:
+            return block_bootstrap_mean_ratio(num, den, plan.block, self.n_boot, rng)
+        return bootstrap_mean_ratio(num, den, self.n_boot, rng)
 
     def _throughput(self, key: Key, metric: str, base: ArmLevel, cand: ArmLevel, where: str) -> Estimate:
         label = METRICS[metric].label
@@ -108,15 +154,31 @@ class Estimator:
         pb, pc = point(base), point(cand)
         if not (pb > 0 and pc > 0 and np.isfinite(pb) and np.isfinite(pc)):
             return _problem(f"{label} at {where} in lane {key[0]} is 0 or undefined: the ratio is undefined.")
-        db = bootstrap_mean_ratio(
-            num(base), base.e2e_ms, self.n_boot, rng_for(self.seed, "baseline", *key, metric)
+        # Each request's own speed (its numerator over its E2E) decides the resampling: it
+        # carries the host's state, which the E2E alone hides behind the spread of output
+        # lengths (measured: the E2E series missed an AR(1) host, and the A/A false-pass
+        # rate rose to 8.7%; benchmarks/gate_calibration.py).
+        with np.errstate(divide="ignore", invalid="ignore"):
+            plan_b = resampling_plan(num(base) / base.e2e_ms)
+            plan_c = resampling_plan(num(cand) / cand.e2e_ms)
+        db = self._mean_ratio_draws(
+            num(base), base.e2e_ms, plan_b, rng_for(self.seed, "baseline", *key, metric)
         )
-        dc = bootstrap_mean_ratio(
-            num(cand), cand.e2e_ms, self.n_boot, rng_for(self.seed, "candidate", *key, metric)
+        dc = self._mean_ratio_draws(
+            num(cand), cand.e2e_ms, plan_c, rng_for(self.seed, "candidate", *key, metric)
         )
         with np.errstate(divide="ignore", invalid="ignore"):
             draws = dc / db  # higher is better: improvement = candidate / baseline
-        return Estimate(pc / pb, _finite(draws), len(base.e2e_ms), len(cand.e2e_ms))
+        return Estimate(
+            pc / pb,
+            _finite(draws),
+            len(base.e2e_ms),
+            len(cand.e2e_ms),
+            None,
+            Verdict.MARGINAL,
+            plan_b,
+            plan_c,
+        )
 
     def _too_few(self, nb: int, nc: int, label: str, where: str, lane: str) -> Estimate | None:
         if min(nb, nc) >= self.min_samples:

@@ -31,6 +31,7 @@ from typing import Literal
 
 import numpy as np
 
+from benchmarks_app.gate.calibration import calibration_note
 from benchmarks_app.gate.crossover import find_crossover
 from benchmarks_app.gate.deterministic import memory_checks, stability_checks
 from benchmarks_app.gate.estimates import Estimate, Estimator, Key
@@ -45,15 +46,29 @@ from benchmarks_app.gate.result import (
     worst,
 )
 from benchmarks_app.gate.rules import DEFAULT_CONFIDENCE, GateRules, StatRule
-from benchmarks_app.gate.wording import improve_reason, level_label, non_inferiority_reason, pct
+from benchmarks_app.gate.sample_size import requests_needed_for
+from benchmarks_app.gate.wording import (
+    improve_reason,
+    level_label,
+    non_inferiority_reason,
+    pct,
+    too_few_requests_reason,
+)
 
 Correction = Literal["holm", "none"]
 
 METHOD_NOTES = {
     "quantile": "numpy's default linear-interpolation quantile (type 7), in the estimate and the bootstrap",
     "bootstrap": (
-        "percentile bootstrap of the quantile ratio; each arm resampled independently and exactly via "
-        "order statistics (U_(k) ~ Beta(k, n-k+1)), O(n + n_boot) per arm"
+        "percentile bootstrap of the quantile ratio; each arm resampled on its own: exactly via "
+        "order statistics (U_(k) ~ Beta(k, n-k+1)), O(n + n_boot) per arm, where its successive "
+        "requests are independent; by a circular block bootstrap where they are not (autocorrelation)"
+    ),
+    "minimum_requests": (
+        "a quantile rule says Pass or Fail only on at least n requests per arm, the smallest n whose "
+        "order statistics bound the quantile on both sides at the rule's confidence (max(p, 1-p)^n ≤ "
+        "1 - confidence: 5 for a median, 59 for p95 at 95%); below it the check is Marginal and says "
+        "how many it needs"
     ),
     "interval": "equal-tailed; each side at the test's one-sided (Holm-adjusted) confidence",
     "correction": (
@@ -73,6 +88,34 @@ METHOD_NOTES = {
         "interval that is too narrow: plan requests_per_level for the quantiles the rules name"
     ),
 }
+
+
+def method_notes(tests: list[_Test], est: Estimator) -> dict[str, str]:
+    """The fixed notes, plus what this evaluation did about autocorrelation and what the
+    calibration benchmark measured (calibration.py)."""
+    notes = dict(METHOD_NOTES)
+    blocked = sorted(
+        {
+            f"{t.rule.metric} at {level_label(t.key[1], t.key[2])} in lane {t.key[0]}"
+            for t in tests
+            if t.est.blocked
+        }
+    )
+    rule = (
+        "lag-1 autocorrelation (Spearman, in send order) tested per arm against independence "
+        "(two-sided, 5%); where significant, a circular block bootstrap with the Politis-White block length"
+    )
+    if blocked:
+        notes["autocorrelation"] = f"{rule}. Used for {len(blocked)} of {len(tests)} tests: " + "; ".join(
+            blocked
+        )
+    else:
+        notes["autocorrelation"] = (
+            f"{rule}. No tested arm was autocorrelated: the independent bootstrap throughout"
+        )
+    if (measured := calibration_note()) is not None:
+        notes["calibration"] = measured
+    return notes
 
 
 @dataclass
@@ -115,10 +158,16 @@ def evaluate_gate(
         in_scope = [k for k in keys if rule.applies_to(k[1], k[2])]  # type: ignore[arg-type]
         if not in_scope:
             checks.append(_no_levels(rule))
+        needed = requests_needed_for(rule.metric, rule.confidence)
         for key in in_scope:
             e = est.get(key, rule.metric)
             if e.problem is not None:
                 checks.append(_problem_check(rule, key, e))
+            elif (
+                needed is not None
+                and (n := _requests_per_arm(baseline, candidate, key, rule.metric, e)) < needed
+            ):
+                checks.append(_too_few_check(rule, key, e, n, needed))
             else:
                 tests.append(_Test(rule, key, e, _p_value(rule, e)))
     checks.extend(_run_tests(tests, correction))
@@ -147,7 +196,7 @@ def evaluate_gate(
         seed=seed,
         n_boot=n_boot,
         correction=correction,
-        method=dict(METHOD_NOTES),
+        method=method_notes(tests, est),
     )
 
 
@@ -233,6 +282,52 @@ def _judge(t: _Test, alpha: float, *, adjusted: bool, stopped: bool) -> CheckRes
         p_value=t.p_value,
         n_baseline=e.n_baseline,
         n_candidate=e.n_candidate,
+        requests_needed=requests_needed_for(rule.metric, rule.confidence),
+        resampling=e.describe_resampling(),
+    )
+
+
+def _requests_per_arm(
+    baseline: dict[Key, ArmLevel], candidate: dict[Key, ArmLevel], key: Key, metric: str, e: Estimate
+) -> int:
+    """The fewer of the two arms' requests behind a metric. Pooled inter-chunk gaps count
+    their requests, not their gaps: gaps within one request are not independent draws."""
+    if METRICS[metric].base != "itl_chunk":
+        return min(e.n_baseline, e.n_candidate)
+    b, c = baseline[key], candidate[key]
+    return min(b.n_successes or e.n_baseline, c.n_successes or e.n_candidate)
+
+
+def _too_few_check(rule: StatRule, key: Key, e: Estimate, n: int, needed: int) -> CheckResult:
+    estimate = e.estimate if rule.kind == "improve" else 1.0 / e.estimate
+    reason = f"Lane {key[0]}: " + too_few_requests_reason(
+        rule.metric,
+        level_label(key[1], key[2]),
+        estimate,
+        e.n_baseline,
+        e.n_candidate,
+        n,
+        needed,
+        rule.confidence,
+    )
+    return CheckResult(
+        rule_id=rule.rule_id,
+        kind=rule.kind,
+        lane=key[0],
+        level_kind=key[1],
+        level=key[2],
+        metric=rule.metric,
+        estimate=estimate,
+        ci_low=None,
+        ci_high=None,
+        confidence=rule.confidence,
+        required=rule.bound,
+        verdict=Verdict.MARGINAL,
+        reason=reason,
+        n_baseline=e.n_baseline,
+        n_candidate=e.n_candidate,
+        requests_needed=needed,
+        resampling=e.describe_resampling(),
     )
 
 

@@ -43,7 +43,9 @@ class ArmLevel:
     """One arm (baseline or candidate) at one lane and load level.
 
     `samples` maps a latency base (`ttft`, `tpot`, `e2e`, `itl_chunk`) to milliseconds;
-    `itl_chunk` pools every inter-chunk gap of every successful request.
+    `itl_chunk` pools every inter-chunk gap of every successful request. Per-request
+    samples are in the order the requests were sent (the adapter sorts by `send_s`): the
+    gate tests successive requests for autocorrelation (autocorrelation.py).
     `output_tokens` and `e2e_ms` are aligned per successful request (the throughput
     estimators need the pairs). The scalars are the harness's measured level values,
     reported beside the gate's own estimate, or None when not reported.

@@ -65,6 +65,11 @@ class CheckResult:
     p_value: float | None = None
     n_baseline: int | None = None
     n_candidate: int | None = None
+    # The requests per arm this rule's quantile needs before Pass or Fail (sample_size.py);
+    # None for throughputs and deterministic checks.
+    requests_needed: int | None = None
+    # How each arm's samples were resampled (independent or block bootstrap, and why).
+    resampling: str | None = None
 
 
 @dataclass(frozen=True)

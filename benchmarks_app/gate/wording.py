@@ -128,3 +128,23 @@ def decided_by(description: str, check: Mapping[str, Any] | None, fallback: str 
         where.append(level_label(str(check.get("level_kind") or "concurrency"), float(check["level"])))
     tail = f" ({', '.join(where)})" if where else ""
     return f"{head}: {', '.join(parts)}{tail}."
+
+
+def too_few_requests_reason(
+    metric: str,
+    where: str,
+    estimate: float,
+    n_baseline: int,
+    n_candidate: int,
+    n: int,
+    needed: int,
+    confidence: float,
+) -> str:
+    """A quantile rule on fewer requests than its quantile needs (gate/sample_size.py)."""
+    label = METRICS[metric].label
+    return (
+        f"{label} {estimate:.2f}{X} at {where} rests on {n_baseline} baseline and {n_candidate} candidate "
+        f"requests; it needs {needed} requests per arm to be decided at {pct(confidence)} confidence "
+        "(with fewer, no pair of order statistics bounds the quantile on both sides), so neither a pass "
+        f"nor a fail. Run at least {needed} requests per arm at this level."
+    )

@@ -68,9 +68,13 @@ def _numbers(check: Mapping[str, Any]) -> tuple[float, float, float, float] | No
 def requests_to_settle(check: Mapping[str, Any]) -> int | None:
     """About how many requests per level would make the interval narrow enough to decide,
     by its width: the interval shrinks as 1/sqrt(n), measured on the log of the ratio.
-    None when the check carries no interval or the estimate sits on the bar."""
+    None when the check carries no interval or the estimate sits on the bar. A check below
+    the requests its quantile needs says that number itself."""
     numbers = _numbers(check)
     n = min(check.get("n_baseline") or 0, check.get("n_candidate") or 0)
+    needed = check.get("requests_needed")
+    if isinstance(needed, int) and n < needed:
+        return needed  # below the quantile's floor no interval decides (gate/sample_size.py)
     if not n or numbers is None or min(numbers) <= 0:
         return None
     est, lo, hi, bar = numbers

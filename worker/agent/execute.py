@@ -1,12 +1,16 @@
 """Run a specification with the harness: both arms, the spec's interleaving, one
 RunOutcome (worker/spec.py) at the end.
 
-`abba_per_level` runs one harness plan per (level, arm). So that the levels don't reuse
-each other's prompts (servers cache prompts) while both arms of a level get exactly the
-same ones, the seeded order of the whole run's conversations is cut into one slice per
-level (warm-up + measured requests) and each slice is handed to the harness as its own
-JSONL workload, in that order, named after the workload. `arm_blocks` runs one plan per
-arm over all levels (the harness assigns conversations across levels itself).
+`abba_per_level` and `alternating_blocks` run one harness plan per (level, arm, block)
+(`abba_per_level`: one block per level). So that the levels don't reuse each other's
+prompts (servers cache prompts) while both arms of a block get exactly the same ones, the
+seeded order of the whole run's conversations is cut into one slice per level and block
+(the level's warm-up joins its first block) and each slice is handed to the harness as its
+own JSONL workload, named after the workload. An arm's blocks of a level are merged back
+into one level (`merge_blocks`): requests in the order they ran, `send_s` on one clock from
+the first block's start, the engine's counters summed. `arm_blocks` runs one plan per arm
+over all levels (the harness assigns conversations across levels itself). The upload's
+`order` lists every piece as it ran.
 
 A registered workload (`workload:<name>@sha256:…`) arrives as a local file already
 checked against its digest (worker/agent/workloads.py); the result names that digest.
@@ -23,7 +27,9 @@ from typing import Any
 
 from worker.agent import AGENT_VERSION
 from worker.harness.plan import BenchPlan
+from worker.harness.results.requests import RequestRecord
 from worker.harness.results.result import BenchResult, WorkloadInfo
+from worker.harness.results.speculation import Speculation, SpeculationReported
 from worker.spec import ARMS, ArmName, LoadLevel, RunSpec
 from worker.workloads import Conversation, Workload
 
@@ -62,32 +68,45 @@ def _records(workload: Workload, conv: Conversation) -> list[dict[str, Any]]:
     return out
 
 
-def _level_workloads(spec: RunSpec, folder: Path, source: str) -> list[str]:
-    """One JSONL file per level with that level's slice of the seeded conversation order:
-    its warm-up requests first, then its measured ones (the plan keeps that order)."""
+def _block_workloads(spec: RunSpec, folder: Path, source: str) -> list[list[str]]:
+    """Per level, one JSONL file per block with that block's slice of the seeded
+    conversation order (the level's warm-up requests first in its first block, then the
+    measured ones; the plan keeps that order)."""
     from worker.harness.runner import ConversationStream
     from worker.workloads import load_workload
 
     workload = load_workload(source)
     stream = ConversationStream(workload, seed=spec.seed)
-    paths = []
+    paths: list[list[str]] = []
     for i in range(len(spec.load.levels)):
-        chosen = stream.warmup(spec.load.warmup_requests) + stream.requests(spec.load.requests_per_level)
-        path = folder / f"level-{i}" / f"{workload.name}.jsonl"
-        path.parent.mkdir(parents=True)
-        seen: set[str] = set()
-        lines = []
-        for conv in chosen:
-            if conv.id in seen:  # a small workload wraps around; a file can't repeat an id
-                continue
-            seen.add(conv.id)
-            lines += [json.dumps(r) for r in _records(workload, conv)]
-        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        paths.append(str(path))
+        level_paths = []
+        for j, size in enumerate(spec.block_sizes(i)):
+            chosen = (stream.warmup(spec.load.warmup_requests) if j == 0 else []) + stream.requests(size)
+            path = folder / f"level-{i}" / f"block-{j}" / f"{workload.name}.jsonl"
+            path.parent.mkdir(parents=True)
+            seen: set[str] = set()
+            lines = []
+            for conv in chosen:
+                if conv.id in seen:  # a small workload wraps around; a file can't repeat an id
+                    continue
+                seen.add(conv.id)
+                lines += [json.dumps(r) for r in _records(workload, conv)]
+            path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+            level_paths.append(str(path))
+        paths.append(level_paths)
     return paths
 
 
-def _plan(spec: RunSpec, arm: ArmName, levels: list[LoadLevel], workload: str, *, sliced: bool) -> BenchPlan:
+def _plan(
+    spec: RunSpec,
+    arm: ArmName,
+    levels: list[LoadLevel],
+    workload: str,
+    *,
+    sliced: bool,
+    requests: int | None = None,
+    warmup: int | None = None,
+) -> BenchPlan:
     concurrency = [lv.concurrency for lv in levels if lv.concurrency is not None]
     rates = [lv.rate for lv in levels if lv.rate is not None]
     return BenchPlan(
@@ -95,13 +114,13 @@ def _plan(spec: RunSpec, arm: ArmName, levels: list[LoadLevel], workload: str, *
         workload=workload,
         concurrency=concurrency or None,
         rates=rates or None,
-        requests_per_level=spec.load.requests_per_level,
+        requests_per_level=requests if requests is not None else spec.load.requests_per_level,
         max_tokens=spec.max_tokens,
         sampling=spec.sampling,
         seed=spec.seed,
         shuffle=not sliced,
         arrival="trace" if spec.workload.arrival == "trace" else "poisson",
-        warmup_requests=spec.load.warmup_requests,
+        warmup_requests=warmup if warmup is not None else spec.load.warmup_requests,
         request_timeout_s=spec.limits.request_timeout_s,
         slo=spec.slo,
         memory_headroom_min_gib=spec.memory_headroom_min_gib,
@@ -126,6 +145,77 @@ def merge_arm(pieces: list[tuple[int, BenchResult]]) -> BenchResult:
     oks = [r.headroom_ok for r in results if r.headroom_ok is not None]
     merged["headroom_ok"] = all(oks) if oks else None
     return BenchResult.model_validate(merged)
+
+
+def merge_blocks(results: list[BenchResult]) -> BenchResult:
+    """One arm's blocks of one level (in the order they ran) → one result with one level.
+
+    Requests keep their order; `send_s`/`scheduled_s` move onto the first block's clock by
+    each block's start (blocks run one after another, so they stay increasing). The
+    level's duration is the sum of the blocks' (the time this arm was being measured), so
+    its per-second figures are this arm's own. Engine counters are summed over blocks;
+    where one block reports none, the level says so with that block's reason.
+    """
+    if len(results) == 1:
+        return results[0]
+    from worker.harness.aggregate import build_level
+
+    first = results[0]
+    records: list[RequestRecord] = []
+    for r in results:
+        shift = (r.started_at - first.started_at).total_seconds()
+        for rec in r.levels[0].requests:
+            moved: dict[str, Any] = {"send_s": rec.send_s + shift}
+            if rec.scheduled_s is not None:
+                moved["scheduled_s"] = rec.scheduled_s + shift
+            records.append(rec.model_copy(update=moved))
+    levels = [r.levels[0] for r in results]
+    head = levels[0]
+    level = build_level(
+        kind="concurrency" if head.concurrency is not None else "rate",
+        value=float(head.concurrency if head.concurrency is not None else head.rate or 0),
+        records=records,
+        duration_s=sum(lv.duration_s for lv in levels),
+        speculation=_summed_speculation([lv.speculation for lv in levels]),
+        slo=first.slo,
+        truncated=any(lv.truncated for lv in levels),
+    )
+    merged = merge_arm([(0, r) for r in results]).model_dump(mode="json")
+    merged["levels"] = [level.model_dump(mode="json")]
+    return BenchResult.model_validate(merged)
+
+
+def _summed_speculation(parts: list[Speculation]) -> Speculation:
+    """The engine's per-block figures as one level's: counters summed, rates recomputed."""
+    missing = next((p for p in parts if not isinstance(p, SpeculationReported)), None)
+    if missing is not None:
+        return missing
+    reported = [p for p in parts if isinstance(p, SpeculationReported)]
+
+    def total(name: str) -> int | None:
+        values = [getattr(p, name) for p in reported]
+        return None if any(v is None for v in values) else sum(values)
+
+    draft, accepted, drafts = total("draft_tokens"), total("accepted_tokens"), total("drafts")
+    if draft is None or accepted is None:
+        return reported[0]  # rates without counters can't be combined honestly: the first block's
+    positions = [p.accepted_per_position for p in reported]
+    per_position = None
+    if all(x is not None for x in positions) and len({len(x or []) for x in positions}) == 1:
+        per_position = [sum(col) for col in zip(*[x or [] for x in positions], strict=True)]
+    rate = accepted / draft if draft else None
+    length = 1 + accepted / drafts if drafts else None
+    if rate is None and length is None:
+        return reported[0]
+    return SpeculationReported(
+        acceptance_rate=rate,
+        mean_acceptance_length=length,
+        draft_tokens=draft,
+        accepted_tokens=accepted,
+        drafts=drafts,
+        accepted_per_position=per_position,
+        source=f"{reported[0].source} (summed over {len(reported)} blocks)"[:2000],
+    )
 
 
 def _whole_workload(spec: RunSpec, source: str, results: list[BenchResult]) -> dict[str, Any]:
@@ -158,7 +248,15 @@ def execute(spec: RunSpec, progress: Progress, workload_file: Path | None = None
     pieces: dict[ArmName, list[tuple[int, BenchResult]]] = {"baseline": [], "candidate": []}
     order: list[dict[str, Any]] = []
 
-    def run_piece(arm: ArmName, level_indexes: list[int], workload: str, sliced: bool) -> None:
+    blocks: dict[tuple[ArmName, int], list[BenchResult]] = {}
+
+    def run_piece(
+        arm: ArmName,
+        level_indexes: list[int],
+        workload: str,
+        sliced: bool,
+        block: tuple[int, int] | None = None,
+    ) -> BenchResult:
         nonlocal done
         base = done
         levels = [spec.load.levels[i] for i in level_indexes]
@@ -166,31 +264,46 @@ def execute(spec: RunSpec, progress: Progress, workload_file: Path | None = None
         def live(p: Any) -> None:  # the harness's own progress, at most twice a second
             progress(min(base + p.done, total), total, p.phase)
 
-        started = datetime.now(UTC)
-        result = run_benchmark(_plan(spec, arm, levels, workload, sliced=sliced), progress=live)
-        finished = datetime.now(UTC)
-        pieces[arm].append((level_indexes[0], result))
-        for i in level_indexes:
-            order.append(
-                {
-                    "level_index": i,
-                    "arm": arm,
-                    "started_at": started.isoformat(),
-                    "finished_at": finished.isoformat(),
-                }
+        plan = _plan(spec, arm, levels, workload, sliced=sliced)
+        if block is not None:  # (block index, its requests): the level's warm-up runs in block 0
+            plan = _plan(
+                spec,
+                arm,
+                levels,
+                workload,
+                sliced=sliced,
+                requests=block[1],
+                warmup=spec.load.warmup_requests if block[0] == 0 else 0,
             )
-        done = base + len(level_indexes) * spec.load.requests_per_level
+        started = datetime.now(UTC)
+        result = run_benchmark(plan, progress=live)
+        finished = datetime.now(UTC)
+        for i in level_indexes:
+            segment = {
+                "level_index": i,
+                "arm": arm,
+                "started_at": started.isoformat(),
+                "finished_at": finished.isoformat(),
+            }
+            if block is not None and spec.interleave == "alternating_blocks":
+                segment |= {"block": block[0], "requests": block[1]}
+            order.append(segment)
+        done = base + (block[1] if block is not None else len(level_indexes) * spec.load.requests_per_level)
         progress(done, total, "")
+        return result
 
     if spec.interleave == "arm_blocks" or _is_path(spec.workload.dataset):
         every = list(range(len(spec.load.levels)))
-        run_piece("baseline", every, source, False)
-        run_piece("candidate", every, source, False)
+        for arm in ARMS:
+            pieces[arm].append((0, run_piece(arm, every, source, False)))
     else:
         with tempfile.TemporaryDirectory(prefix="specpact-run-") as folder:
-            files = _level_workloads(spec, Path(folder), source)
-            for level_index, arm in spec.order():
-                run_piece(arm, [level_index], files[level_index], True)
+            files = _block_workloads(spec, Path(folder), source)
+            for level_index, arm, j, size in spec.pieces():
+                result = run_piece(arm, [level_index], files[level_index][j], True, (j, size))
+                blocks.setdefault((arm, level_index), []).append(result)
+        for (arm, level_index), results in blocks.items():
+            pieces[arm].append((level_index, merge_blocks(results)))
     arms = {arm: merge_arm(pieces[arm]).model_dump(mode="json") for arm in ARMS}
     if spec.workload.digest is not None:
         for arm in ARMS:
