@@ -8,10 +8,12 @@ their count says, so an independent bootstrap's interval is too narrow.
 `resampling_plan` estimates the lag-1 autocorrelation of an arm's samples in the order the
 requests were sent (Spearman's, on ranks, so one straggler doesn't decide it) and tests it
 against independence (Bartlett: under independence r1 is about N(0, 1/n); two-sided at
-`AUTOCORRELATION_ALPHA`). Where it is significant the arm is resampled by a circular block
-bootstrap (Politis & Romano 1992) with the block length chosen from the data by Politis &
-White (2004), with Patton, Politis & White's (2009) correction; n^(1/3) when that rule
-has nothing to go on. Otherwise the exact independent bootstrap is kept.
+`AUTOCORRELATION_ALPHA`); the result is reported. Every arm of at least
+`MIN_SAMPLES_FOR_BLOCKS` requests is resampled by a circular block bootstrap (Politis &
+Romano 1992), significant or not (dependence spread over many lags escapes a lag-1 test at
+these sizes: see `resampling_plan`), with blocks of at least n^(1/3), longer where the
+length chosen from the data by Politis & White (2004, with Patton, Politis & White's 2009
+correction) says so. Smaller arms keep the exact independent bootstrap.
 """
 
 from __future__ import annotations
@@ -54,7 +56,9 @@ class Resampling:
                 f"circular block bootstrap, blocks of {self.block} (lag-1 autocorrelation {r}, "
                 f"{'significant' if self.significant else 'not significant'})"
             )
-        return f"independent bootstrap (lag-1 autocorrelation {r}, not significant)"
+        said = "significant" if self.significant else "not significant"
+        few = f"fewer than {MIN_SAMPLES_FOR_BLOCKS} requests"
+        return f"independent bootstrap (lag-1 autocorrelation {r}, {said}; {few})"
 
 
 def lag1_autocorrelation(x: FloatArray) -> float | None:
@@ -74,13 +78,15 @@ def lag1_autocorrelation(x: FloatArray) -> float | None:
 def resampling_plan(x: FloatArray) -> Resampling:
     n = len(x)
     r1 = lag1_autocorrelation(x)
-    if r1 is None or n < MIN_SAMPLES_FOR_BLOCKS:
+    if r1 is None:
         return Resampling(r1, False, 1)
+    significant = abs(r1) * math.sqrt(n) > _Z
+    if n < MIN_SAMPLES_FOR_BLOCKS:
+        return Resampling(r1, significant, 1)
     # Every arm large enough is block-resampled, significant lag 1 or not: weak dependence
     # spread over many lags (r1 ~0.1, the variance of the mean ~1.6x) escapes a lag-1 test
     # at 64 requests and let the TPOT p50 rule pass 7.6% of A/A pairs on a drifting AR(1)
     # host (benchmarks/gate_calibration.py); blocks of at least n^(1/3) bring it to 6.9%.
-    significant = abs(r1) * math.sqrt(n) > _Z
     return Resampling(r1, significant, max(max(1, round(n ** (1 / 3))), block_length(x)))
 
 
@@ -141,15 +147,4 @@ def block_bootstrap_quantile(
 ) -> FloatArray:
     """`n_boot` circular-block-bootstrap draws of numpy's default quantile of x."""
     parts = [np.quantile(x[idx], q, axis=1) for idx in _block_index_chunks(len(x), block, n_boot, rng)]
-    return np.concatenate(parts)
-
-
-def block_bootstrap_mean_ratio(
-    num: FloatArray, den: FloatArray, block: int, n_boot: int, rng: np.random.Generator
-) -> FloatArray:
-    """Draws of mean(num*)/mean(den*) over circular block resamples (pairs kept together)."""
-    parts = []
-    for idx in _block_index_chunks(len(num), block, n_boot, rng):
-        with np.errstate(divide="ignore", invalid="ignore"):
-            parts.append(num[idx].mean(axis=1) / den[idx].mean(axis=1))
     return np.concatenate(parts)

@@ -2,25 +2,27 @@
 
 The improvement ratio r is ≥ 1 when the candidate is better: baseline/candidate for a
 latency quantile, candidate/baseline for throughput. Non-inferiority uses its inverse.
-Each arm is resampled independently, from its own generator (see `rng_for`): by the exact
-independent bootstrap, or by a circular block bootstrap where that arm's successive requests
-are significantly autocorrelated (autocorrelation.py). Pooled inter-chunk gaps always take
+Each arm of a quantile rule is resampled independently, from its own generator (see
+`rng_for`): by the exact independent bootstrap, or by a circular block bootstrap
+(autocorrelation.py: every arm of at least 30 requests). A throughput ratio's interval is
+batch means with Student's t (batch_means.py). Pooled inter-chunk gaps always take
 the independent one (their order mixes gaps within and across requests).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from benchmarks_app.gate.autocorrelation import (
     Resampling,
-    block_bootstrap_mean_ratio,
     block_bootstrap_quantile,
     resampling_plan,
 )
-from benchmarks_app.gate.bootstrap import bootstrap_mean_ratio, bootstrap_quantile, quantile, rng_for
+from benchmarks_app.gate.batch_means import log_ratio_error, t_draws, welch
+from benchmarks_app.gate.bootstrap import bootstrap_quantile, quantile, rng_for
 from benchmarks_app.gate.inputs import ArmLevel, FloatArray
 from benchmarks_app.gate.metrics import METRICS
 from benchmarks_app.gate.result import Verdict
@@ -40,12 +42,16 @@ class Estimate:
     # How each arm was resampled (None: not decided, e.g. pooled inter-chunk gaps).
     resampling_baseline: Resampling | None = None
     resampling_candidate: Resampling | None = None
+    # Set where the interval is not a bootstrap (throughput: batch_means.py); says how.
+    interval_method: str | None = None
 
     @property
     def blocked(self) -> bool:
         return any(r is not None and r.blocked for r in (self.resampling_baseline, self.resampling_candidate))
 
     def describe_resampling(self) -> str | None:
+        if self.interval_method is not None:
+            return self.interval_method
         if self.resampling_baseline is None or self.resampling_candidate is None:
             return None
         return (
@@ -133,13 +139,6 @@ class Estimator:
             return block_bootstrap_quantile(x, q, plan.block, self.n_boot, rng)
         return bootstrap_quantile(x, q, self.n_boot, rng)
 
-    def _mean_ratio_draws(
-        self, num: FloatArray, den: FloatArray, plan: Resampling, rng: np.random.Generator
-    ) -> FloatArray:
-        if plan.blocked:
-            return block_bootstrap_mean_ratio(num, den, plan.block, self.n_boot, rng)
-        return bootstrap_mean_ratio(num, den, self.n_boot, rng)
-
     def _throughput(self, key: Key, metric: str, base: ArmLevel, cand: ArmLevel, where: str) -> Estimate:
         label = METRICS[metric].label
         if (few := self._too_few(len(base.e2e_ms), len(cand.e2e_ms), label, where, key[0])) is not None:
@@ -154,30 +153,21 @@ class Estimator:
         pb, pc = point(base), point(cand)
         if not (pb > 0 and pc > 0 and np.isfinite(pb) and np.isfinite(pc)):
             return _problem(f"{label} at {where} in lane {key[0]} is 0 or undefined: the ratio is undefined.")
-        # Each request's own speed (its numerator over its E2E) decides the resampling: it
-        # carries the host's state, which the E2E alone hides behind the spread of output
-        # lengths (measured: the E2E series missed an AR(1) host, and the A/A false-pass
-        # rate rose to 8.7%; benchmarks/gate_calibration.py).
-        with np.errstate(divide="ignore", invalid="ignore"):
-            plan_b = resampling_plan(num(base) / base.e2e_ms)
-            plan_c = resampling_plan(num(cand) / cand.e2e_ms)
-        db = self._mean_ratio_draws(
-            num(base), base.e2e_ms, plan_b, rng_for(self.seed, "baseline", *key, metric)
-        )
-        dc = self._mean_ratio_draws(
-            num(cand), cand.e2e_ms, plan_c, rng_for(self.seed, "candidate", *key, metric)
-        )
-        with np.errstate(divide="ignore", invalid="ignore"):
-            draws = dc / db  # higher is better: improvement = candidate / baseline
+        # Batch means with Student's t, not a bootstrap: the percentile bootstrap of a ratio
+        # of means was too narrow at 64 requests, dependent or not (batch_means.py).
+        eb, ec = log_ratio_error(num(base), base.e2e_ms), log_ratio_error(num(cand), cand.e2e_ms)
+        if eb is None or ec is None:
+            return _problem(f"{label} at {where} in lane {key[0]} has no standard error: too few requests.")
+        se, df = welch(eb, ec)
         return Estimate(
             pc / pb,
-            _finite(draws),
+            t_draws(math.log(pc / pb), se, df, self.n_boot),  # higher is better: candidate / baseline
             len(base.e2e_ms),
             len(cand.e2e_ms),
-            None,
-            Verdict.MARGINAL,
-            plan_b,
-            plan_c,
+            interval_method=(
+                f"batch means: each arm's requests in run order in {eb.batches} and {ec.batches} "
+                f"consecutive batches, Student's t with {df:.0f} degrees of freedom"
+            ),
         )
 
     def _too_few(self, nb: int, nc: int, label: str, where: str, lane: str) -> Estimate | None:

@@ -31,11 +31,11 @@ from typing import Literal
 
 import numpy as np
 
-from benchmarks_app.gate.calibration import calibration_note
 from benchmarks_app.gate.crossover import find_crossover
 from benchmarks_app.gate.deterministic import memory_checks, stability_checks
 from benchmarks_app.gate.estimates import Estimate, Estimator, Key
 from benchmarks_app.gate.inputs import ArmLevel, GateInput, GateInputError
+from benchmarks_app.gate.method_notes import method_notes
 from benchmarks_app.gate.metrics import METRICS, min_requests_for
 from benchmarks_app.gate.result import (
     CheckResult,
@@ -56,66 +56,6 @@ from benchmarks_app.gate.wording import (
 )
 
 Correction = Literal["holm", "none"]
-
-METHOD_NOTES = {
-    "quantile": "numpy's default linear-interpolation quantile (type 7), in the estimate and the bootstrap",
-    "bootstrap": (
-        "percentile bootstrap of the quantile ratio; each arm resampled on its own: exactly via "
-        "order statistics (U_(k) ~ Beta(k, n-k+1)), O(n + n_boot) per arm, where its successive "
-        "requests are independent; by a circular block bootstrap where they are not (autocorrelation)"
-    ),
-    "minimum_requests": (
-        "a quantile rule says Pass or Fail only on at least n requests per arm, the smallest n whose "
-        "order statistics bound the quantile on both sides at the rule's confidence (max(p, 1-p)^n ≤ "
-        "1 - confidence: 5 for a median, 59 for p95 at 95%); below it the check is Marginal and says "
-        "how many it needs"
-    ),
-    "interval": "equal-tailed; each side at the test's one-sided (Holm-adjusted) confidence",
-    "correction": (
-        "Holm step-down over every (rule, lane, level) test, by adjusted confidence, "
-        "ordered by bootstrap p-values. A rule's confidence (e.g. 95%) holds for the whole family "
-        "of tests: each test's bound is taken at a stricter per-test level (with two tests open, "
-        "1 - 0.05/2 = 97.5%), shown as each check's `confidence`; reasons quote the rule's own figure"
-    ),
-    "throughput": "ratio of per-request means (Little's law), bootstrapped over requests",
-    "itl_chunk": (
-        "inter-chunk gaps pooled over requests and resampled as independent "
-        "(narrower than a per-request bootstrap)"
-    ),
-    "crossover": "lowest level whose unadjusted improvement interval (primary metric) has its lower end ≤ 1",
-    "tails": (
-        "a tail quantile from few requests (fewer than ~5 beyond it, e.g. p95 of < 100) has an "
-        "interval that is too narrow: plan requests_per_level for the quantiles the rules name"
-    ),
-}
-
-
-def method_notes(tests: list[_Test], est: Estimator) -> dict[str, str]:
-    """The fixed notes, plus what this evaluation did about autocorrelation and what the
-    calibration benchmark measured (calibration.py)."""
-    notes = dict(METHOD_NOTES)
-    blocked = sorted(
-        {
-            f"{t.rule.metric} at {level_label(t.key[1], t.key[2])} in lane {t.key[0]}"
-            for t in tests
-            if t.est.blocked
-        }
-    )
-    rule = (
-        "lag-1 autocorrelation (Spearman, in send order) tested per arm against independence "
-        "(two-sided, 5%); where significant, a circular block bootstrap with the Politis-White block length"
-    )
-    if blocked:
-        notes["autocorrelation"] = f"{rule}. Used for {len(blocked)} of {len(tests)} tests: " + "; ".join(
-            blocked
-        )
-    else:
-        notes["autocorrelation"] = (
-            f"{rule}. No tested arm was autocorrelated: the independent bootstrap throughout"
-        )
-    if (measured := calibration_note()) is not None:
-        notes["calibration"] = measured
-    return notes
 
 
 @dataclass
@@ -196,7 +136,16 @@ def evaluate_gate(
         seed=seed,
         n_boot=n_boot,
         correction=correction,
-        method=method_notes(tests, est),
+        method=method_notes(
+            sorted(
+                {
+                    f"{t.rule.metric} at {level_label(t.key[1], t.key[2])} in lane {t.key[0]}"
+                    for t in tests
+                    if t.est.blocked
+                }
+            ),
+            len(tests),
+        ),
     )
 
 

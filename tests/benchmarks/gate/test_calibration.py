@@ -19,22 +19,7 @@ def test_a_change_that_does_nothing_passes_within_the_nominal_level(rule):
     assert shares[Verdict.PASS] <= binomial_bound(rule.nominal, PAIRS), shares
 
 
-# Known gap, measured (seed 11, 1,000 pairs, bound 7.3%): with every arm of >= 30 requests
-# block-resampled (blocks >= n^(1/3)) TPOT p50 is within the bound (6.9%), but the
-# throughput rule passes 7.7% of A/A pairs on the drifting AR(1) host and 6.1% on an iid
-# one: its percentile interval for a ratio of means is itself narrow at 64 requests, and
-# longer blocks make it worse (blocks of 8: 8.4% / 7.4%). Strict: the day it's fixed, it says so.
-_WEAK_DEPENDENCE = pytest.mark.xfail(
-    strict=True, reason="throughput's ratio-of-means percentile interval is narrow at 64 requests"
-)
-_GAP = {"output_tokens_per_s"}
-
-
-@pytest.mark.parametrize(
-    "rule",
-    [pytest.param(r, marks=_WEAK_DEPENDENCE) if r.metric in _GAP else r for r in BUILT_IN_RULES],
-    ids=lambda r: r.label,
-)
+@pytest.mark.parametrize("rule", BUILT_IN_RULES, ids=lambda r: r.label)
 def test_on_a_drifting_autocorrelated_host_interleaved_arms_stay_within_the_nominal_level(rule):
     shares = shares_for_test(rule, pairs=PAIRS, n=64, scenario="interleaved", seed=11, n_boot=1000)
     assert shares[Verdict.PASS] <= binomial_bound(rule.nominal, PAIRS), shares

@@ -67,26 +67,38 @@ def _tpot_arm(x: np.ndarray) -> ArmLevel:
     return ArmLevel("chat", "concurrency", 1, {"tpot": x}, n_requests=len(x))
 
 
-def test_autocorrelated_samples_get_a_block_bootstrap_and_a_wider_interval():
+def test_autocorrelated_samples_get_longer_blocks_and_a_wider_interval():
     rng = np.random.default_rng(5)
     base, cand = _ar1(rng, 300, 0.8), _ar1(rng, 300, 0.8)
     assert lag1_autocorrelation(base) > 0.6
-    assert resampling_plan(base).blocked and block_length(base) >= 3
+    plan = resampling_plan(base)
+    assert plan.blocked and plan.significant and plan.block >= 7  # n^(1/3) = 7 at least
+    assert block_length(base) >= 3
     result = evaluate_gate(GateInput([_tpot_arm(base)], [_tpot_arm(cand)]), improve("tpot_p50", 1.0), seed=0)
     check = result.checks[0]
-    assert "circular block bootstrap" in check.resampling
-    assert "Used for 1 of 1 tests" in result.method["autocorrelation"]
-    # The same values in a shuffled order carry no serial dependence: the independent
-    # bootstrap, and a narrower (too narrow for the ordered series) interval.
+    assert "circular block bootstrap" in check.resampling and ", significant)" in check.resampling
+    assert "Block-resampled: 1 of 1 tests" in result.method["autocorrelation"]
+    # The same values in a shuffled order carry no serial dependence: the lag test is not
+    # significant, and the interval is narrower (too narrow for the ordered series).
     shuffled = [_tpot_arm(rng.permutation(base))], [_tpot_arm(rng.permutation(cand))]
     plain = evaluate_gate(GateInput(*shuffled), improve("tpot_p50", 1.0), seed=0).checks[0]
-    assert "independent bootstrap" in plain.resampling and "circular" not in plain.resampling
+    assert "not significant" in plain.resampling
     assert (plain.ci_high / plain.ci_low) < (check.ci_high / check.ci_low)
 
 
-def test_independent_samples_keep_the_exact_bootstrap():
+def test_below_30_requests_an_arm_keeps_the_exact_independent_bootstrap():
     rng = np.random.default_rng(6)
-    data = GateInput([arm(rng, scale=1.0, n=200)], [arm(rng, scale=0.7, n=200)])
+    data = GateInput([arm(rng, scale=1.0, n=29)], [arm(rng, scale=0.5, n=29)])
     result = evaluate_gate(data, improve("tpot_p50", 1.2), seed=0)
     assert "independent bootstrap" in result.checks[0].resampling
+    assert "fewer than 30 requests" in result.checks[0].resampling
     assert "independent bootstrap throughout" in result.method["autocorrelation"]
+
+
+def test_the_throughput_interval_is_batch_means_and_says_so():
+    rng = np.random.default_rng(6)
+    data = GateInput([arm(rng, scale=1.0, n=64)], [arm(rng, scale=0.7, n=64)])
+    result = evaluate_gate(data, improve("output_tokens_per_s", 1.0), seed=0)
+    check = result.checks[0]
+    assert "batch means" in check.resampling and "8 and 8 consecutive batches" in check.resampling
+    assert check.ci_low < check.estimate < check.ci_high
