@@ -110,8 +110,13 @@ def test_pages_carry_a_favicon_and_full_local_times(
     icon = page.locator("link[rel=icon]").get_attribute("href")
     assert icon and page.request.get(base + icon).status == 200
     sign_in(page, base, approver.username)
-    page.goto(f"{base}/audit/")
+    page.goto(f"{base}/releases/")
     first = page.locator("table time").first.inner_text()
     # Europe/Berlin (the context's zone): date, time to the second, the zone, how long ago.
     assert "GMT+1" in first or "CET" in first, first
     assert (first.count(":") == 2 and "ago" in first) or "now" in first, first
+    # The audit log stays in UTC, the zone its "Since (UTC)" filter takes, and says so.
+    page.goto(f"{base}/audit/")
+    audited = page.locator("table time").first.inner_text()
+    assert " UTC " in audited and audited.count(":") == 2, audited
+    assert "ago" in audited or "now" in audited, audited
