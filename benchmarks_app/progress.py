@@ -1,21 +1,21 @@
 """Where a running benchmark is, in the order its worker runs it, and about how long it has
 left.
 
-A run is a sequence of steps, one (level, arm) pair each, in `worker.spec.RunSpec.order()`
-(interleaved: level 1 baseline then candidate, level 2 candidate then baseline, …; or the
-baseline's levels then the candidate's). Each step sends `requests_per_level` requests and
-the worker's progress counts them across the run (worker/agent/execute.py: `base + p.done`),
-so `done // requests_per_level` is the step running now. `run_start` keeps the order with
-the run (`Run.progress_steps`: {"order", "per_level", "began"}, so that pages listing runs
-need not read their specifications) and `run_progress` notes when each step began; from
-those:
+A run is a sequence of steps in `worker.spec.RunSpec.pieces()`: one level of one arm each,
+or, under `alternating_blocks`, one block of one level of one arm (A B B A … within a
+level). The worker's progress counts requests across the run (worker/agent/execute.py:
+`base + p.done`), so the step running now is the one whose cumulative requests `done`
+falls in. `run_start` keeps the steps with the run (`Run.progress_steps`: {"order":
+[[level index, arm, requests], …], "began"}, so that pages listing runs need not read their
+specifications) and `run_progress` notes when each step began; from those:
 
 - the step's own elapsed time (now − its start): the clock the page shows restarts at each
   step *and says which step it is* ("candidate arm, level 2 of 4");
-- the estimate, once a step has finished: each step still to run is expected to take what
-  the same level took on the other arm when that was measured (the two arms send the same
-  prompts at the same load), else the mean of the steps measured so far; the running step
-  is expected to take that less what it has already run (never below zero).
+- the estimate, once a step has finished: each step still to run is expected to take its
+  requests times the seconds per request measured at the same level on the same arm, else
+  on the other arm (the two send the same prompts at the same load), else the mean over
+  the steps measured so far; the running step is expected to take that less what it has
+  already run (never below zero).
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
+
+from worker.spec import RunSpec
 
 
 @dataclass(frozen=True)
@@ -63,33 +65,36 @@ def duration(seconds: int) -> str:
     return f"{seconds // 3600} h {seconds % 3600 // 60} min"
 
 
-def step_order(spec: dict[str, Any]) -> list[tuple[int, str]]:
-    """`RunSpec.order()` on the stored spec (a dict): (level index, arm) per step."""
-    n = len((spec.get("load") or {}).get("levels") or [])
-    if spec.get("interleave") == "arm_blocks":
-        return [(i, "baseline") for i in range(n)] + [(i, "candidate") for i in range(n)]
-    out: list[tuple[int, str]] = []
-    for i in range(n):
-        out += [(i, "baseline"), (i, "candidate")] if i % 2 == 0 else [(i, "candidate"), (i, "baseline")]
-    return out
+def step_order(spec: dict[str, Any]) -> list[tuple[int, str, int]]:
+    """`RunSpec.pieces()` on the stored spec: (level index, arm, requests) per step, one
+    step per block under `alternating_blocks`. A spec that no longer parses has no steps."""
+    try:
+        pieces = RunSpec.model_validate(spec).pieces()
+    except ValueError:
+        return []
+    return [(i, arm, size) for i, arm, _, size in pieces]
 
 
 def step_plan(spec: dict[str, Any], began: datetime) -> dict[str, Any]:
     """What `Run.progress_steps` holds from the start of an attempt (its first step begun)."""
-    per_level = int((spec.get("load") or {}).get("requests_per_level") or 0)
-    return {
-        "order": [list(s) for s in step_order(spec)],
-        "per_level": per_level,
-        "began": [began.isoformat()],
-    }
+    return {"order": [list(s) for s in step_order(spec)], "began": [began.isoformat()]}
+
+
+def _steps(plan: dict[str, Any]) -> list[tuple[int, str, int]]:
+    return [(int(i), str(arm), int(size)) for i, arm, size in plan.get("order") or []]
 
 
 def step_index(plan: dict[str, Any], done: int) -> int | None:
     """The step running when `done` requests have been sent; None without a plan."""
-    order, per_level = plan.get("order") or [], int(plan.get("per_level") or 0)
-    if not order or per_level <= 0:
+    steps = _steps(plan)
+    if not steps:
         return None
-    return min(max(done, 0) // per_level, len(order) - 1)
+    sent = 0
+    for index, (_, _, size) in enumerate(steps):
+        sent += size
+        if max(done, 0) < sent:
+            return index
+    return len(steps) - 1
 
 
 def step_begun(plan: dict[str, Any], done: int, now: datetime) -> dict[str, Any] | None:
@@ -104,29 +109,39 @@ def step_begun(plan: dict[str, Any], done: int, now: datetime) -> dict[str, Any]
 
 def current_step(plan: dict[str, Any], done: int, now: datetime) -> Step | None:
     """The step running now, its elapsed time and the estimate (module docstring)."""
-    order = [(int(i), str(arm)) for i, arm in plan.get("order") or []]
+    steps = _steps(plan)
     index, starts = step_index(plan, done), plan.get("began") or []
     if index is None or index >= len(starts):
         return None
     began = [datetime.fromisoformat(s) for s in starts[: index + 1]]
-    measured = {order[i]: (began[i + 1] - began[i]).total_seconds() for i in range(index)}
+    # Seconds per request of each (level, arm) measured so far: blocks of one level differ
+    # in size only by a remainder, so the rate carries over from block to block.
+    spent: dict[tuple[int, str], list[float]] = {}
+    for k in range(index):
+        level, arm, size = steps[k]
+        total = spent.setdefault((level, arm), [0.0, 0.0])
+        total[0] += (began[k + 1] - began[k]).total_seconds()
+        total[1] += size
+    rate = {key: t / n for key, (t, n) in spent.items() if n > 0}
     elapsed = max(0.0, (now - began[index]).total_seconds())
     eta: float | None = None
-    if measured:
-        mean = sum(measured.values()) / len(measured)
+    if rate:
+        mean = sum(t for t, _ in spent.values()) / max(1.0, sum(n for _, n in spent.values()))
         other = {"baseline": "candidate", "candidate": "baseline"}
 
-        def expected(step: tuple[int, str]) -> float:
-            return measured.get((step[0], other[step[1]]), mean)
+        def expected(step: tuple[int, str, int]) -> float:
+            level, arm, size = step
+            per = rate.get((level, arm), rate.get((level, other[arm]), mean))
+            return per * size
 
-        eta = max(0.0, expected(order[index]) - elapsed) + sum(expected(s) for s in order[index + 1 :])
-    level_index, arm = order[index]
+        eta = max(0.0, expected(steps[index]) - elapsed) + sum(expected(s) for s in steps[index + 1 :])
+    level_index, arm, _ = steps[index]
     return Step(
         arm=arm,
         level=level_index + 1,
-        levels=len({i for i, _ in order}),
+        levels=len({i for i, _, _ in steps}),
         number=index + 1,
-        steps=len(order),
+        steps=len(steps),
         elapsed_s=int(elapsed),
         eta_s=None if eta is None else round(eta),
     )

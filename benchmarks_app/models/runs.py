@@ -71,8 +71,8 @@ class Run(models.Model):
     # The worker's last reported phase of the current attempt (`RunPhase`) and since when.
     phase = models.CharField(max_length=32, blank=True, choices=RunPhase.choices)
     phase_since = models.DateTimeField(null=True, blank=True)
-    # The current attempt's steps (one level of one arm each) in the order the worker runs
-    # them, and when each began: {"order", "per_level", "began"}; the step's own elapsed
+    # The current attempt's steps (one level, or block of a level, of one arm each) in the
+    # order the worker runs them, and when each began: {"order", "began"}; the step's own elapsed
     # time and the estimate of what is left come from it (benchmarks_app/progress.py).
     progress_steps = models.JSONField(default=dict, blank=True)
     # What happened to each attempt, in words, oldest first: [{"at", "attempt", "event", "detail"}].

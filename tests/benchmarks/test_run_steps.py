@@ -19,7 +19,21 @@ from tests.support.workers import openai_run, register
 
 pytestmark = pytest.mark.django_db
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
-SPEC = {"load": {"levels": [1, 4, 16, 32], "requests_per_level": 10}}
+_ARM = {"contract_version": 1, "digest": "sha256:" + "0" * 64, "speculation_method": "ngram"}
+_ENGINE = {"kind": "openai", "model": "m", "server": "vllm", "base_url": "http://127.0.0.1:9"}
+# A whole run spec (what run_start stores); its steps are `RunSpec.pieces()`.
+SPEC: dict[str, Any] = {
+    "run_id": 1,
+    "attempt": 1,
+    "route": "r",
+    "interleave": "abba_per_level",
+    "arms": {"baseline": {**_ARM, "engine": _ENGINE}, "candidate": {**_ARM, "engine": _ENGINE}},
+    "workload": {"lane": "extraction", "dataset": "builtin:extraction"},
+    "load": {"levels": [{"concurrency": c} for c in (1, 4, 16, 32)], "requests_per_level": 10},
+    "max_tokens": 8,
+    "seed": 0,
+    "limits": {"soft_time_limit_s": 60, "time_limit_s": 120},
+}
 
 
 def at(seconds: float) -> str:
@@ -31,8 +45,33 @@ def plan(*began: float) -> dict[str, Any]:
 
 
 def test_the_steps_follow_the_workers_interleaved_order() -> None:
-    assert step_order(SPEC)[:4] == [(0, "baseline"), (0, "candidate"), (1, "candidate"), (1, "baseline")]
-    assert step_order({**SPEC, "interleave": "arm_blocks"})[3:5] == [(3, "baseline"), (0, "candidate")]
+    assert step_order(SPEC)[:4] == [
+        (0, "baseline", 10),
+        (0, "candidate", 10),
+        (1, "candidate", 10),
+        (1, "baseline", 10),
+    ]
+    assert step_order({**SPEC, "interleave": "arm_blocks"})[3:5] == [
+        (3, "baseline", 10),
+        (0, "candidate", 10),
+    ]
+
+
+def test_under_alternating_blocks_each_block_is_a_step_and_the_rate_carries_over() -> None:
+    spec = {**SPEC, "interleave": "alternating_blocks", "block_requests": 5}
+    assert step_order(spec)[:4] == [
+        (0, "baseline", 5),
+        (0, "candidate", 5),
+        (0, "candidate", 5),
+        (0, "baseline", 5),
+    ]
+    steps = {**step_plan(spec, T0), "began": [at(0), at(10), at(20)]}
+    step = current_step(steps, 12, T0 + timedelta(seconds=22))  # 2 s into the candidate's second block
+    assert step is not None and (step.arm, step.level, step.number, step.steps) == ("candidate", 1, 3, 10)
+    # Level 1 in blocks of 5; the higher levels in one block each (a block holds at least
+    # BLOCKS_PER_CONCURRENCY x concurrency requests). 2 s per request measured so far: 8 s
+    # left of this block, 10 s for the baseline's, 6 x 10 requests at the higher levels.
+    assert step.eta_s == 8 + 10 + 6 * 20
 
 
 def test_no_estimate_until_a_step_has_finished() -> None:
@@ -68,6 +107,8 @@ def test_the_run_notes_when_each_step_begins_and_the_api_and_page_say_it(
     run = openai_run(versions)
     per_level = run.spec["load"]["requests_per_level"]
     levels = len(run.spec["load"]["levels"])
+    order = step_order(run.spec)
+    block = order[0][2]  # the first step's requests: a level, or its first block
     run_start(run_id=run.pk, worker=reg.worker, attempt=1)
     total = run.progress_total
 
@@ -76,19 +117,20 @@ def test_the_run_notes_when_each_step_begins_and_the_api_and_page_say_it(
         run_progress(run_id=run.pk, worker=reg.worker, attempt=1, done=done, total=total, phase=phase)
 
     report(1, 0)
-    report(20, per_level - 1)
-    report(40, per_level)  # the candidate's first level begins
-    report(55, per_level + 1)
+    report(20, block - 1)
+    report(40, block)  # the candidate's first step begins
+    report(55, block + 1)
     stored = Run.objects.get(pk=run.pk)
     assert stored.progress_steps["began"] == [at(0), at(40)]
-    assert stored.progress_steps["order"][:2] == [[0, "baseline"], [0, "candidate"]]
+    assert stored.progress_steps["order"][:2] == [[0, "baseline", block], [0, "candidate", block]]
 
     clock[0] = T0 + timedelta(seconds=50)
     viewer = APIClient()
     viewer.force_login(proposer)
     progress = viewer.get(f"/api/v1/runs/{run.pk}/").json()["progress"]
-    steps = 2 * levels
-    expected_eta = (40 - 10) + (steps - 2) * 40
+    steps = len(order)
+    # 40 s for the first `block` requests: every request still to run is expected at that rate.
+    expected_eta = round((40 - 10) + (2 * levels * per_level - 2 * block) * 40 / block)
     assert progress["step"] == {
         "arm": "candidate", "level": 1, "levels": levels, "number": 2, "steps": steps,
         "elapsed_s": 10, "eta_s": expected_eta,
@@ -98,7 +140,7 @@ def test_the_run_notes_when_each_step_begins_and_the_api_and_page_say_it(
     )
 
     # The engine starting again (a managed engine per step): said first, then the step.
-    report(50, per_level + 1, phase="engine_starting")
+    report(50, block + 1, phase="engine_starting")
     clock[0] = T0 + timedelta(seconds=62)
     client = Client()
     client.force_login(proposer)
