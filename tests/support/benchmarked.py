@@ -82,7 +82,9 @@ def candidate_measurement(doc: dict[str, Any]) -> dict[str, Any]:
         "measurement.improve": [
             {"metric": "tpot_p50", "min_ratio": 1.2, "confidence": 0.95, "max_concurrency": 4}
         ],
-        "measurement.non_inferiority": [{"metric": "ttft_p95", "max_ratio": 1.5}],
+        # A median, not a tail: 16 requests decide a p50 (5 needed) but not a p95 (59:
+        # benchmarks_app/gate/sample_size.py), and the tests want a gate that can pass.
+        "measurement.non_inferiority": [{"metric": "ttft_p50", "max_ratio": 1.5}],
     }
     out = variant(doc, **changes)
     out["measurement"].pop("memory_headroom_min_gib", None)

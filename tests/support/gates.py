@@ -11,9 +11,10 @@ import numpy as np
 from benchmarks_app.gate import GateRules, evaluate_gate, gate_input_from_harness
 from tests.support.charts import harness
 
-# Requests per level: one in thirty fails in the synthetic results, so 29 are measured.
-REQUESTS = 30
-MEASURED = 29
+# Requests per level: one in thirty fails in the synthetic results (0, 30, 60), so 61 are
+# measured, more than the 59 a p95 rule needs to be decided at 95% (gate/sample_size.py).
+REQUESTS = 64
+MEASURED = 61
 
 
 @cache
