@@ -39,6 +39,7 @@ from worker.harness.results.result import (
 )
 from worker.harness.results.speculation import SpeculationNotReported
 from worker.harness.runner import assign_prompts
+from worker.spec import RunSpec
 from worker.workloads import Workload, load_workload
 
 # Milliseconds per decoding step at batch 1, by the size the model name says.
@@ -290,27 +291,22 @@ def result_payload(
         engine_versions["candidate"],
         intent != "poor",
     )
-    order = []
-    n = len(spec["load"]["levels"])
-    pieces = [(i, "baseline") for i in range(n)] + [(i, "candidate") for i in range(n)]
-    if spec["interleave"] != "arm_blocks":
-        pieces = [
-            p
-            for i in range(n)
-            for p in (
-                [(i, "baseline"), (i, "candidate")] if i % 2 == 0 else [(i, "candidate"), (i, "baseline")]
-            )
-        ]
+    # The segments in the order the worker runs them (one per block under alternating_blocks),
+    # as worker/agent/execute.py writes them.
+    pieces = RunSpec.model_validate(spec).pieces()
+    blocked = spec["interleave"] == "alternating_blocks"
     step = (end - started) / len(pieces)
-    for j, (i, arm) in enumerate(pieces):
-        order.append(
-            {
-                "level_index": i,
-                "arm": arm,
-                "started_at": (started + j * step).isoformat(),
-                "finished_at": (started + (j + 1) * step).isoformat(),
-            }
-        )
+    order = []
+    for j, (i, arm, block, size) in enumerate(pieces):
+        segment: dict[str, Any] = {
+            "level_index": i,
+            "arm": arm,
+            "started_at": (started + j * step).isoformat(),
+            "finished_at": (started + (j + 1) * step).isoformat(),
+        }
+        if blocked:
+            segment |= {"block": block, "requests": size}
+        order.append(segment)
     return {
         "spec_version": spec["spec_version"],
         "run_id": spec["run_id"],
