@@ -259,6 +259,34 @@ def _too_few_check(rule: StatRule, key: Key, e: Estimate, n: int, needed: int) -
         needed,
         rule.confidence,
     )
+    return _undecided_check(
+        rule,
+        key,
+        e,
+        estimate=estimate,
+        verdict=Verdict.MARGINAL,
+        reason=reason,
+        requests_needed=needed,
+        resampling=e.describe_resampling(),
+    )
+
+
+def _problem_check(rule: StatRule, key: Key, e: Estimate) -> CheckResult:
+    return _undecided_check(rule, key, e, estimate=None, verdict=e.problem_verdict, reason=e.problem or "")
+
+
+def _undecided_check(
+    rule: StatRule,
+    key: Key,
+    e: Estimate,
+    *,
+    estimate: float | None,
+    verdict: Verdict,
+    reason: str,
+    requests_needed: int | None = None,
+    resampling: str | None = None,
+) -> CheckResult:
+    """A check without an interval: the estimate could not be made, or too few requests."""
     return CheckResult(
         rule_id=rule.rule_id,
         kind=rule.kind,
@@ -271,32 +299,12 @@ def _too_few_check(rule: StatRule, key: Key, e: Estimate, n: int, needed: int) -
         ci_high=None,
         confidence=rule.confidence,
         required=rule.bound,
-        verdict=Verdict.MARGINAL,
+        verdict=verdict,
         reason=reason,
         n_baseline=e.n_baseline,
         n_candidate=e.n_candidate,
-        requests_needed=needed,
-        resampling=e.describe_resampling(),
-    )
-
-
-def _problem_check(rule: StatRule, key: Key, e: Estimate) -> CheckResult:
-    return CheckResult(
-        rule_id=rule.rule_id,
-        kind=rule.kind,
-        lane=key[0],
-        level_kind=key[1],
-        level=key[2],
-        metric=rule.metric,
-        estimate=None,
-        ci_low=None,
-        ci_high=None,
-        confidence=rule.confidence,
-        required=rule.bound,
-        verdict=e.problem_verdict,
-        reason=e.problem or "",
-        n_baseline=e.n_baseline,
-        n_candidate=e.n_candidate,
+        requests_needed=requests_needed,
+        resampling=resampling,
     )
 
 
