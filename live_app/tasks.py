@@ -10,33 +10,22 @@ from datetime import timedelta
 
 from celery import shared_task
 from django.conf import settings
-from django.db import InterfaceError
-from django.db import OperationalError as DatabaseOperationalError
 from django.utils import timezone
 
+from kernel.task_retry import redelivered_task_options
 from live_app.models import AcceptanceSample, Endpoint, Probe, ProbeRequest
 from live_app.services.probe_requests import PROBE_REQUEST_TASK, probe_request_run
 from live_app.services.probes import endpoints_probe_bounded
 
 log = logging.getLogger(__name__)
 
-# What goes away on its own (the database restarting or failing over); anything else is a
-# bug a retry won't fix.
-TRANSIENT_ERRORS = (DatabaseOperationalError, InterfaceError)
-
 
 @shared_task(
     name=PROBE_REQUEST_TASK,
     ignore_result=True,
-    # Acknowledged when done and put back when its process dies mid-way: a redelivered
-    # request probes again (`probe_request_run` claims it; a finished one is a no-op).
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=TRANSIENT_ERRORS,
-    retry_backoff=2,
-    retry_backoff_max=60,
-    retry_jitter=True,
-    max_retries=5,
+    # A redelivered request probes again (`probe_request_run` claims it; a finished one is
+    # a no-op).
+    **redelivered_task_options(max_retries=5, retry_backoff_max=60),
     # The probe ends by its own deadline; this only catches what it does not bound (DNS).
     soft_time_limit=settings.ENDPOINT_PROBE_TIMEOUT_S + 30,
     time_limit=settings.ENDPOINT_PROBE_TIMEOUT_S + 60,

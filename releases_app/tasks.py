@@ -9,11 +9,9 @@ from typing import Any
 
 from celery import shared_task
 from django.conf import settings
-from django.db import InterfaceError
-from django.db import OperationalError as DatabaseOperationalError
-from kombu.exceptions import OperationalError as BrokerOperationalError
 
 from benchmarks_app.broker import publisher_app
+from kernel.task_retry import redelivered_task_options
 from releases_app.choices import ReleaseState
 from releases_app.models import Release
 from releases_app.services.gate_verdict import release_conclude, releases_conclude_left_behind
@@ -22,11 +20,6 @@ log = logging.getLogger(__name__)
 
 CONCLUDE_TASK = "releases_app.conclude_left_behind"
 CONCLUDE_RELEASE_TASK = "releases_app.conclude_release"
-
-# What goes away on its own: the database restarting or failing over, the broker (a retry
-# is published through it) briefly gone. Anything else is a bug the periodic pass won't
-# fix either, so it is not retried here.
-TRANSIENT_ERRORS = (DatabaseOperationalError, InterfaceError, BrokerOperationalError)
 
 # One try to publish: with the broker down, the result upload that committed the run must
 # not wait for it; the periodic pass concludes the release instead.
@@ -41,16 +34,9 @@ def conclude_left_behind_task() -> dict[str, Any]:
 @shared_task(
     name=CONCLUDE_RELEASE_TASK,
     ignore_result=True,
-    # Acknowledged when done, and put back when its process dies mid-way (kill -9, OOM):
-    # a redelivered conclusion is harmless (the advisory lock and the state re-check in
+    # A redelivered conclusion is harmless (the advisory lock and the state re-check in
     # `release_conclude` make a second one a no-op).
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=TRANSIENT_ERRORS,
-    retry_backoff=2,
-    retry_backoff_max=300,
-    retry_jitter=True,
-    max_retries=8,
+    **redelivered_task_options(max_retries=8, retry_backoff_max=300),
 )
 def release_conclude_task(release_id: int) -> str:
     """Gate, drift re-probe and transition of a release whose runs have all ended; what it

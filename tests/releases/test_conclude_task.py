@@ -13,6 +13,8 @@ from django.test import TestCase
 from audit_app.models import AuditEvent
 from benchmarks_app.models import Run
 from benchmarks_app.services.lifecycle import run_result_submit, run_start
+from kernel.task_retry import TRANSIENT_ERRORS
+from live_app.tasks import probe_request_task
 from releases_app import tasks
 from releases_app.models import Release
 from releases_app.services import gate_verdict
@@ -78,9 +80,9 @@ def test_a_gone_release_is_nothing_to_do() -> None:
     assert result.successful() and "gone or no longer benchmarking" in result.result
 
 
-def test_only_transient_errors_are_retried_with_backoff_and_jitter() -> None:
-    task = tasks.release_conclude_task
-    assert set(task.autoretry_for) == {*tasks.TRANSIENT_ERRORS} and task.retry_jitter and task.retry_backoff
+@pytest.mark.parametrize("task", [tasks.release_conclude_task, probe_request_task], ids=["conclude", "probe"])
+def test_only_transient_errors_are_retried_with_backoff_and_jitter(task: Any) -> None:
+    assert set(task.autoretry_for) == {*TRANSIENT_ERRORS} and task.retry_jitter and task.retry_backoff
     assert task.acks_late and task.reject_on_worker_lost and not isinstance(ValueError(), task.autoretry_for)
 
 
