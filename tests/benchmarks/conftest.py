@@ -13,6 +13,7 @@ from rest_framework.test import APIClient
 
 from benchmarks_app.models import Run
 from tests.support.launcher import Emulators
+from tests.support.run_specs import arm, run_spec
 from worker.agent.execute import execute
 from worker.spec import RunSpec
 
@@ -23,29 +24,8 @@ def outcome_template() -> Iterator[dict[str, Any]]:
     with Emulators() as emulators:
         base = emulators.start("--pattern", "1", "--step-ms", "2")
         cand = emulators.start("--pattern", "3", "--step-ms", "2")
-        engine = {"kind": "openai", "model": "test-model", "server": "vllm"}
-        arm = {"contract_version": 1, "digest": "sha256:" + "0" * 64, "speculation_method": "ngram"}
         spec = RunSpec.model_validate(
-            {
-                "run_id": 1,
-                "attempt": 1,
-                "route": "contract-summaries",
-                "interleave": "abba_per_level",
-                "arms": {
-                    "baseline": {**arm, "engine": {**engine, "base_url": base.base_url}},
-                    "candidate": {**arm, "engine": {**engine, "base_url": cand.base_url}},
-                },
-                "workload": {"lane": "extraction", "dataset": "builtin:extraction"},
-                "load": {
-                    "levels": [{"concurrency": 1}, {"concurrency": 2}],
-                    "requests_per_level": 3,
-                    "warmup_requests": 0,
-                },
-                "max_tokens": 8,
-                "sampling": {"temperature": 0.0},
-                "seed": 0,
-                "limits": {"soft_time_limit_s": 60, "time_limit_s": 120},
-            }
+            run_spec(baseline=arm(base.base_url), candidate=arm(cand.base_url), requests_per_level=3)
         )
         yield execute(spec, lambda *_: None)
 

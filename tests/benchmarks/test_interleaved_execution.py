@@ -11,37 +11,23 @@ import pytest
 
 from benchmarks_app.gate import gate_input_from_harness
 from tests.support.launcher import Emulators
+from tests.support.run_specs import arm, run_spec
 from worker.agent.execute import execute
 from worker.spec import RunOutcome, RunSpec, parse_spec
 
-ARM = {"contract_version": 1, "digest": "sha256:" + "0" * 64, "speculation_method": "ngram"}
-
 
 def _spec(base_url: str, cand_url: str, **extra: Any) -> RunSpec:
-    engine = {"kind": "openai", "model": "test-model", "server": "vllm"}
     return RunSpec.model_validate(
-        {
-            "run_id": 1,
-            "attempt": 1,
-            "route": "contract-summaries",
-            "interleave": "alternating_blocks",
-            "block_requests": 4,
-            "arms": {
-                "baseline": {**ARM, "engine": {**engine, "base_url": base_url}},
-                "candidate": {**ARM, "engine": {**engine, "base_url": cand_url}},
-            },
-            "workload": {"lane": "extraction", "dataset": "builtin:extraction"},
-            "load": {
-                "levels": [{"concurrency": 1}, {"concurrency": 1}],
-                "requests_per_level": 12,
-                "warmup_requests": 1,
-            },
-            "max_tokens": 8,
-            "sampling": {"temperature": 0.0},
-            "seed": 0,
-            "limits": {"soft_time_limit_s": 60, "time_limit_s": 120},
+        run_spec(
+            baseline=arm(base_url),
+            candidate=arm(cand_url),
+            levels=[{"concurrency": 1}, {"concurrency": 1}],
+            requests_per_level=12,
+            warmup_requests=1,
+            interleave="alternating_blocks",
+            block_requests=4,
             **extra,
-        }
+        )
     )
 
 

@@ -15,25 +15,18 @@ from rest_framework.test import APIClient
 from benchmarks_app.models import Run
 from benchmarks_app.progress import current_step, step_order, step_plan
 from benchmarks_app.services.lifecycle import run_progress, run_start
+from tests.support.run_specs import arm, run_spec
 from tests.support.workers import openai_run, register
 
 pytestmark = pytest.mark.django_db
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
-_ARM = {"contract_version": 1, "digest": "sha256:" + "0" * 64, "speculation_method": "ngram"}
-_ENGINE = {"kind": "openai", "model": "m", "server": "vllm", "base_url": "http://127.0.0.1:9"}
 # A whole run spec (what run_start stores); its steps are `RunSpec.pieces()`.
-SPEC: dict[str, Any] = {
-    "run_id": 1,
-    "attempt": 1,
-    "route": "r",
-    "interleave": "abba_per_level",
-    "arms": {"baseline": {**_ARM, "engine": _ENGINE}, "candidate": {**_ARM, "engine": _ENGINE}},
-    "workload": {"lane": "extraction", "dataset": "builtin:extraction"},
-    "load": {"levels": [{"concurrency": c} for c in (1, 4, 16, 32)], "requests_per_level": 10},
-    "max_tokens": 8,
-    "seed": 0,
-    "limits": {"soft_time_limit_s": 60, "time_limit_s": 120},
-}
+SPEC: dict[str, Any] = run_spec(
+    baseline=arm("http://127.0.0.1:9"),
+    candidate=arm("http://127.0.0.1:9"),
+    levels=[{"concurrency": c} for c in (1, 4, 16, 32)],
+    requests_per_level=10,
+)
 
 
 def at(seconds: float) -> str:

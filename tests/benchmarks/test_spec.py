@@ -7,27 +7,22 @@ from typing import Any
 
 import pytest
 
+from tests.support.run_specs import arm, run_spec
 from worker.spec import RunSpec, SpecRefused, parse_spec
 
-ARM = {
-    "contract_version": 1,
-    "digest": "sha256:" + "0" * 64,
-    "speculation_method": "none",
-    "engine": {"kind": "openai", "base_url": "http://127.0.0.1:1", "model": "m"},
-}
-SPEC: dict[str, Any] = {
-    "spec_version": 1,
-    "run_id": 7,
-    "attempt": 2,
-    "route": "r",
-    "interleave": "abba_per_level",
-    "arms": {"baseline": ARM, "candidate": ARM},
-    "workload": {"lane": "chat", "dataset": "builtin:chat"},
-    "load": {"levels": [{"concurrency": 1}, {"concurrency": 4}, {"rate": 2.5}], "requests_per_level": 8},
-    "max_tokens": 64,
-    "seed": 3,
-    "limits": {"soft_time_limit_s": 100, "time_limit_s": 130},
-}
+ARM = arm(method="none")
+SPEC: dict[str, Any] = run_spec(
+    spec_version=1,
+    run_id=7,
+    attempt=2,
+    baseline=ARM,
+    candidate=ARM,
+    workload={"lane": "chat", "dataset": "builtin:chat"},
+    levels=[{"concurrency": 1}, {"concurrency": 4}, {"rate": 2.5}],
+    requests_per_level=8,
+    max_tokens=64,
+    seed=3,
+)
 
 
 def test_a_valid_spec_round_trips_through_json() -> None:

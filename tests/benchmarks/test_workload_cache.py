@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.run_specs import arm, run_spec
 from worker.agent.workloads import WorkloadRefused, workload_file
 from worker.spec import RunSpec
 from worker.workloads.records import digest_of
@@ -18,26 +19,15 @@ CONTENT = b'{"prompt":"a"}\n{"prompt":"b"}\n'
 
 
 def _spec(digest: str) -> RunSpec:
-    engine = {"kind": "openai", "base_url": "http://127.0.0.1:1", "model": "m"}
-    arm = {
-        "contract_version": 1,
-        "digest": "sha256:" + "0" * 64,
-        "speculation_method": "none",
-        "engine": engine,
-    }
     return RunSpec.model_validate(
-        {
-            "run_id": 7,
-            "attempt": 1,
-            "route": "r",
-            "interleave": "abba_per_level",
-            "arms": {"baseline": arm, "candidate": arm},
-            "workload": {"lane": "chat", "dataset": f"workload:w@{digest}", "name": "w", "digest": digest},
-            "load": {"levels": [{"concurrency": 1}], "requests_per_level": 1},
-            "max_tokens": 4,
-            "seed": 0,
-            "limits": {"soft_time_limit_s": 60, "time_limit_s": 120},
-        }
+        run_spec(
+            baseline=arm(method="none"),
+            candidate=arm(method="none"),
+            workload={"lane": "chat", "dataset": f"workload:w@{digest}", "name": "w", "digest": digest},
+            levels=[{"concurrency": 1}],
+            requests_per_level=1,
+            max_tokens=4,
+        )
     )
 
 
