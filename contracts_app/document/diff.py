@@ -11,6 +11,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from .canonical import list_kind
+from .engines.params import effect_of
 from .schema import ContractDocument
 
 Impact = Literal["route-identity", "scope", "policy", "cosmetic"]
@@ -47,9 +48,23 @@ class Change:
 
 
 def impact_of(path: str) -> Impact:
+    knob = _knob_impact(path)
+    if knob is not None:
+        return knob
     section = path.split(".", 1)[0].split("[", 1)[0]
     # Anything unclassified counts as a route change: the safe side requires a benchmark.
     return _SECTION_IMPACT.get(section, "route-identity")
+
+
+def _knob_impact(path: str) -> Impact | None:
+    """An engine knob (speculation.params.engine.X, speculation.env.X) that only moves the
+    draft (devices, kernels, parallelism) is policy; one that changes what is proposed or
+    returned changes the route. An unknown name counts as a route change."""
+    for prefix, env in (("speculation.params.engine.", False), ("speculation.env.", True)):
+        if path.startswith(prefix):
+            effect = effect_of(path.removeprefix(prefix), env=env)
+            return "policy" if effect == "placement" else "route-identity"
+    return None
 
 
 def _comparable(document: dict[str, Any]) -> dict[str, Any]:

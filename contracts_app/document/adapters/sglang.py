@@ -15,6 +15,7 @@ from ..rules_release import view_of
 from ..schema import ContractDocument
 from .base import Args, ImportResult, RenderedConfig, Skeleton, common_notes, import_error, rendered
 from .cmdline import Image, python_programs, unwrap
+from .params_render import flag_config, flag_words
 from .words import judge, judge_leftovers, warn_if_moved
 
 ENGINE = "sglang"
@@ -65,6 +66,8 @@ def render(doc: ContractDocument) -> RenderedConfig:
             config["speculative_num_draft_tokens"] = p.num_draft_tokens if p and p.num_draft_tokens else n + 1
         for key, value in config.items():
             argv += ["--" + key.replace("_", "-"), str(value)]
+        argv += flag_words(doc, view)
+        config.update(flag_config(doc, view))
     argv += ["--max-running-requests", str(doc.compatibility.batching.max_batch_size)]
     # The worker reads sglang:spec_accept_length/_rate from /metrics (and /server_info).
     argv.append("--enable-metrics")
