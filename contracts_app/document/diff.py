@@ -101,6 +101,8 @@ def _walk(old: Any, new: Any, path: str, out: list[Change]) -> None:
                 continue
             if isinstance(before or after, list) and list_kind(sub)[0] != "plain":
                 _walk(before or [], after or [], sub, out)  # item by item, even from or to empty
+            elif _holds_knobs(sub, before or after):
+                _walk(before or {}, after or {}, sub, out)  # knob by knob: each has its own impact
             elif _empty(before):
                 _emit(out, sub, None, after, "added")
             elif _empty(after):
@@ -132,6 +134,12 @@ def _walk(old: Any, new: Any, path: str, out: list[Change]) -> None:
             return
     if old != new or type(old) is not type(new):
         _emit(out, path, old, new, "changed")
+
+
+def _holds_knobs(path: str, value: Any) -> bool:
+    if path in ("speculation.env", "speculation.params.engine"):
+        return isinstance(value, dict)
+    return path == "speculation.params" and isinstance(value, dict) and "engine" in value
 
 
 def _all_keyed(items: list[Any], key: str) -> bool:

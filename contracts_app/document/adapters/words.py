@@ -73,7 +73,7 @@ def judge(
         joint = "=" if kind in ("key", "env") else " "
         shown = f"{where}{word}" + ("" if value is None else f"{joint}{value}")
         feat, active = resolve(view, name, kind)
-        knob = by_spelling(view.knowledge.engine, name, env=kind == "env") if kind != "metric" else None
+        knob = by_spelling(view.knowledge.engine, feat.name if feat else name, env=kind == "env")
         if knob is not None:
             if feat is not None and not active:
                 sk.say("argv", moved(view, feat, shown))

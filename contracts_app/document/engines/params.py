@@ -80,23 +80,26 @@ LLAMACPP: tuple[Param, ...] = (
         methods=_LCPP_DRAFT, bare=True, help="the draft samples on the backend device",
     ),
     Param(
-        "draft_device", ("--spec-draft-device",), "flag", "str", "placement", _LCPP,
+        "draft_device", ("--spec-draft-device", "--device-draft"), "flag", "str", "placement", _LCPP,
         methods=_LCPP_DRAFT, help="devices the draft runs on",
     ),
     Param(
-        "draft_gpu_layers", ("--spec-draft-ngl",), "flag", "str", "placement", _LCPP,
+        "draft_gpu_layers", ("--spec-draft-ngl", "--gpu-layers-draft"), "flag", "str", "placement", _LCPP,
         methods=_LCPP_DRAFT, help="draft layers on the GPU (a number, auto or all)",
     ),
     Param(
-        "draft_cache_type_k", ("--spec-draft-type-k",), "flag", "str", "proposals", _LCPP,
+        "draft_cache_type_k", ("--spec-draft-type-k", "--cache-type-k-draft"), "flag", "str", "proposals",
+        _LCPP,
         methods=_LCPP_DRAFT, help="the draft's K cache type (a quantized cache changes its proposals)",
     ),
     Param(
-        "draft_cache_type_v", ("--spec-draft-type-v",), "flag", "str", "proposals", _LCPP,
+        "draft_cache_type_v", ("--spec-draft-type-v", "--cache-type-v-draft"), "flag", "str", "proposals",
+        _LCPP,
         methods=_LCPP_DRAFT, help="the draft's V cache type",
     ),
     Param(
-        "draft_threads", ("--spec-draft-threads",), "flag", "int", "placement", _LCPP, 1, 4096,
+        "draft_threads", ("--spec-draft-threads", "--threads-draft"), "flag", "int", "placement", _LCPP,
+        1, 4096,
         methods=_LCPP_DRAFT, help="threads the draft generates with",
     ),
 )  # fmt: skip
