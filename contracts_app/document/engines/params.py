@@ -46,9 +46,12 @@ class Param:
         if self.type == "choice":
             return f"one of {', '.join(self.choices)}"
         if self.type in ("int", "float"):
-            low = "" if self.minimum is None else f" ≥ {_num(self.minimum)}"
-            high = "" if self.maximum is None else f" ≤ {_num(self.maximum)}"
-            return f"a{'n integer' if self.type == 'int' else ' number'}{low}{high}".replace(" ≥", " ≥", 1)
+            what = "an integer" if self.type == "int" else "a number"
+            if self.minimum is not None and self.maximum is not None:
+                return f"{what} from {_num(self.minimum)} to {_num(self.maximum)}"
+            if self.minimum is not None:
+                return f"{what} ≥ {_num(self.minimum)}"
+            return what if self.maximum is None else f"{what} ≤ {_num(self.maximum)}"
         return {"bool": "true or false", "str": "text"}[self.type]
 
 

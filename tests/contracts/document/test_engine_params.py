@@ -18,6 +18,7 @@ from contracts_app.document import (
     render,
     validate_document,
 )
+from contracts_app.document.engines import params_readme
 from tests.support.documents import DRAFT, EAGLE_HEAD, base, error_at
 
 Doc = dict[str, Any]
@@ -82,11 +83,11 @@ def test_a_removed_param_is_refused_on_the_releases_after_it() -> None:
 @pytest.mark.parametrize(
     ("engine", "name", "value", "fragment"),
     [
-        ("llamacpp", "draft_p_min", 1.5, "≤ 1"),
+        ("llamacpp", "draft_p_min", 1.5, "a number from 0 to 1"),
         ("llamacpp", "draft_p_min", "high", "takes a number"),
         ("llamacpp", "draft_threads", 2.5, "an integer"),
         ("vllm", "draft_sample_method", "random", "one of greedy, probabilistic"),
-        ("vllm", "draft_tensor_parallel_size", 0, "≥ 1"),
+        ("vllm", "draft_tensor_parallel_size", 0, "an integer from 1 to 1024"),
         ("vllm", "enforce_eager", "yes", "true or false"),
         ("sglang", "speculative_attention_mode", "fast", "one of prefill, decode"),
         ("llamacpp", "draft_backend_sampling", False, "false is the engine's default"),
@@ -255,3 +256,15 @@ def test_render_import_render_is_a_fixed_point_for_params_and_env(doc: Doc) -> N
     assert spec.get("env") == doc["speculation"].get("env")
     again = render(validate_document(imported.document))
     assert (again.argv, again.env, again.shell) == (first.argv, first.env, first.shell)
+
+
+def test_the_readme_lists_the_knobs_as_the_tables_have_them() -> None:
+    text = params_readme.README.read_text(encoding="utf-8")
+    block = params_readme.current_block(text)
+    assert block == params_readme.generated_block(), (
+        "run: python -m contracts_app.document.engines.params_readme"
+    )
+    assert (
+        "`draft_p_min` | a number from 0 to 1 | `--spec-draft-p-min` b9246+; `--draft-p-min` before b8942"
+        in block
+    )
