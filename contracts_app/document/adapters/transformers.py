@@ -200,7 +200,11 @@ def _judge_kwargs(sk: Skeleton, view: Any, rest: dict[str, str | None]) -> None:
         if key not in known:
             shown = key if value is None else f"{key}={value}"
             if key.startswith(("assistant", "prompt_lookup", "num_assistant", "speculat")):
-                sk.refuse(f"generate() argument {shown}", "a speculation setting SpecPact does not know")
+                sk.say(
+                    "argv",
+                    f"generate() argument {shown}: a speculation setting SpecPact does not know: left out "
+                    "of the contract, review it",
+                )
             else:
                 sk.say("argv", f"generate() argument {shown} is set per request: not part of a contract")
 

@@ -213,3 +213,15 @@ def test_a_knob_on_a_command_that_does_not_speculate_is_left_out() -> None:
     )
     assert "env" not in result.document["speculation"]
     assert "the command does not speculate" in said(result, "argv")
+
+
+def test_an_unknown_speculation_argument_of_generate_is_listed_not_refused() -> None:
+    # SpecPact's notation of a generate() call (the format README), with an argument no
+    # Transformers release has: it was a refusal of the whole paste before issue 23.
+    command = (
+        "transformers-generate --model org/target assistant_model=org/draft num_assistant_tokens=4 "
+        "assistant_turbo=2"
+    )
+    result = import_command("transformers", command)
+    assert result.document["speculation"]["method"] == "draft_model"
+    assert "assistant_turbo=2: a speculation setting SpecPact does not know" in said(result, "argv")
