@@ -252,10 +252,12 @@ SGLANG = [
         "ngram",
         16,
         params={"prompt_lookup_max": 12, "engine": {"speculative_ngram_max_bfs_breadth": 10}},
+        version="0.5.7",  # dated by its flags: the newest release read that has the match window
         said=(
             "--speculative-ngram-max-match-window-size is not in SGLang 0.5.23",
             "sgl-project/sglang#21225",
             "from --speculative-ngram-max-bfs-breadth 10",
+            "on SGLang 0.5.23 this contract does not validate as it stands",
         ),
     ),
     Pasted(
