@@ -18,7 +18,8 @@ from contracts_app.document import (
     render,
     validate_document,
 )
-from contracts_app.document.engines import params_readme
+from contracts_app.document.engines import KNOWLEDGE, params_readme
+from contracts_app.document.engines.params import PARAMS, Param, spelling_in
 from tests.support.documents import DRAFT, EAGLE_HEAD, base, error_at
 
 Doc = dict[str, Any]
@@ -268,3 +269,69 @@ def test_the_readme_lists_the_knobs_as_the_tables_have_them() -> None:
         "`draft_p_min` | a number from 0 to 1 | `--spec-draft-p-min` b9246+; `--draft-p-min` before b8942"
         in block
     )
+
+
+def _sample(p: Param) -> Any:
+    """A valid value of each knob that is not its engine's default."""
+    if p.type == "choice":
+        return p.choices[-1]
+    if p.type == "bool":
+        return True
+    if p.type == "int":
+        return int(p.minimum or 0) + 2
+    if p.type == "float":
+        return 0.5
+    return "[(0,), (1,)]" if p.name == "speculative_token_tree" else "q8_0"
+
+
+def _cases() -> list[tuple[str, str, Param]]:
+    cases = []
+    for engine, params in PARAMS.items():
+        k = KNOWLEDGE[engine]
+        for p in params:
+            # The newest release read whose table spells the knob, for each of its spellings.
+            for spelling in p.spellings:
+                for release, _ in reversed(k.releases):
+                    if spelling_in(k.view(release), p) == spelling:
+                        cases.append((engine, release, p))
+                        break
+    return cases
+
+
+_DEFAULT_METHOD = {"vllm": "draft_model", "sglang": "eagle", "llamacpp": "draft_model"}
+
+
+@pytest.mark.parametrize(("engine", "release", "knob"), _cases(), ids=lambda v: getattr(v, "name", str(v)))
+def test_every_knob_renders_in_its_releases_spelling_and_imports_back(
+    engine: str, release: str, knob: Any
+) -> None:
+    method = knob.methods[0] if knob.methods else _DEFAULT_METHOD[engine]
+    if engine == "vllm" and method == "draft_model" and release in ("0.10.0", "0.11.0", "0.12.0"):
+        method = "eagle"  # vLLM 0.10.0-0.14.x refuse draft_model
+    doc = on(engine, release, method, **knobs(**{knob.name: _sample(knob)}))
+    first = render(validate_document(doc))
+    spelled = spelling_in(KNOWLEDGE[engine].view(release), knob)
+    assert spelled is not None
+    written = first.config if knob.kind == "key" else first.argv
+    assert spelled in written, (spelled, first.shell)
+    imported = import_command(engine, first.shell, release)
+    assert imported.document["speculation"]["params"]["engine"] == {knob.name: _sample(knob)}, [
+        (e.path, e.message) for e in imported.unresolved
+    ]
+    again = render(validate_document(imported.document))
+    assert again.argv == first.argv
+
+
+def test_the_speculation_off_rollback_drops_knobs_and_env() -> None:
+    from contracts_app.document import speculation_off
+
+    doc = on(
+        "sglang",
+        None,
+        "eagle",
+        env={"SGLANG_ENABLE_SPEC_V2": "1"},
+        **knobs(speculative_attention_mode="decode"),
+    )
+    off = speculation_off(doc)
+    assert off["speculation"] == {"method": "none"}
+    validate_document(off)
