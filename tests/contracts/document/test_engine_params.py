@@ -16,6 +16,7 @@ from contracts_app.document import (
     diff_documents,
     import_command,
     render,
+    speculation_off,
     validate_document,
 )
 from contracts_app.document.engines import KNOWLEDGE, params_readme
@@ -323,8 +324,6 @@ def test_every_knob_renders_in_its_releases_spelling_and_imports_back(
 
 
 def test_the_speculation_off_rollback_drops_knobs_and_env() -> None:
-    from contracts_app.document import speculation_off
-
     doc = on(
         "sglang",
         None,
