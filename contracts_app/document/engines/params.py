@@ -224,7 +224,10 @@ PARAMS: dict[str, tuple[Param, ...]] = {
 # SGLang: docs/advanced_features/speculative_decoding.md (SGLANG_ENABLE_SPEC_V2 selects the
 # overlap "spec v2" worker; SGLANG_NGRAM_FORCE_GREEDY_VERIFY makes NGRAM verify greedily
 # whatever the request's sampling). llama.cpp's LLAMA_ARG_* and TGI's variables stand for
-# flags: an import reads them as the flag.
+# flags: an import reads them as the flag. The release that added each variable is not
+# established: the engine tables list them without a first release, so every release read
+# accepts them (vllm/envs.py's own note that VLLM_USE_V1 is gone from 0.33.0 is not in the
+# table either).
 ENV: dict[str, tuple[Param, ...]] = {
     "vllm": (
         Param("VLLM_USE_V1", ("VLLM_USE_V1",), "env", "bool", "proposals", "vllm-project/vllm vllm/envs.py",
