@@ -83,6 +83,8 @@ def _managed_engine(document: dict[str, Any]) -> tuple[dict[str, Any], dict[str,
     managed = {
         "kind": "managed",
         "argv": argv,
+        # The contract's speculation.env: the worker starts the server with it (ManagedEngine.env).
+        **({"env": dict(rendered["env"])} if rendered.get("env") else {}),
         "base_url": f"http://127.0.0.1:{_MANAGED_PORT}",
         "model": document["target"]["model"],
         "server": engine if engine in SERVER_ENGINES else "generic",

@@ -113,9 +113,13 @@ class RenderSerializer(serializers.Serializer[Any]):
     version = serializers.IntegerField()
     engine = serializers.CharField()
     argv = serializers.ListField(child=serializers.CharField())
-    command = serializers.CharField(help_text="the argv joined for a shell")
+    command = serializers.CharField(help_text="the argv joined for a shell, after `VAR=value` for `env`")
     config = serializers.JSONField(help_text="the engine's own configuration object")
     notes = serializers.ListField(child=serializers.CharField())
+    env = serializers.DictField(
+        child=serializers.CharField(),
+        help_text="environment variables the engine starts with (the contract's speculation.env)",
+    )
 
 
 class ValidateResultSerializer(serializers.Serializer[Any]):

@@ -220,5 +220,6 @@ class RenderApi(APIView):
                 "command": rendered.shell,
                 "config": rendered.config,
                 "notes": rendered.notes,
+                "env": rendered.env,
             }
         )

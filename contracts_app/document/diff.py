@@ -11,6 +11,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from .canonical import list_kind
+from .engines.params import effect_of
 from .schema import ContractDocument
 
 Impact = Literal["route-identity", "scope", "policy", "cosmetic"]
@@ -47,9 +48,23 @@ class Change:
 
 
 def impact_of(path: str) -> Impact:
+    knob = _knob_impact(path)
+    if knob is not None:
+        return knob
     section = path.split(".", 1)[0].split("[", 1)[0]
     # Anything unclassified counts as a route change: the safe side requires a benchmark.
     return _SECTION_IMPACT.get(section, "route-identity")
+
+
+def _knob_impact(path: str) -> Impact | None:
+    """An engine knob (speculation.params.engine.X, speculation.env.X) that only moves the
+    draft (devices, kernels, parallelism) is policy; one that changes what is proposed or
+    returned changes the route. An unknown name counts as a route change."""
+    for prefix, env in (("speculation.params.engine.", False), ("speculation.env.", True)):
+        if path.startswith(prefix):
+            effect = effect_of(path.removeprefix(prefix), env=env)
+            return "policy" if effect == "placement" else "route-identity"
+    return None
 
 
 def _comparable(document: dict[str, Any]) -> dict[str, Any]:
@@ -86,6 +101,8 @@ def _walk(old: Any, new: Any, path: str, out: list[Change]) -> None:
                 continue
             if isinstance(before or after, list) and list_kind(sub)[0] != "plain":
                 _walk(before or [], after or [], sub, out)  # item by item, even from or to empty
+            elif _holds_knobs(sub, before or after):
+                _walk(before or {}, after or {}, sub, out)  # knob by knob: each has its own impact
             elif _empty(before):
                 _emit(out, sub, None, after, "added")
             elif _empty(after):
@@ -117,6 +134,12 @@ def _walk(old: Any, new: Any, path: str, out: list[Change]) -> None:
             return
     if old != new or type(old) is not type(new):
         _emit(out, path, old, new, "changed")
+
+
+def _holds_knobs(path: str, value: Any) -> bool:
+    if path in ("speculation.env", "speculation.params.engine"):
+        return isinstance(value, dict)
+    return path == "speculation.params" and isinstance(value, dict) and "engine" in value
 
 
 def _all_keyed(items: list[Any], key: str) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from . import params_rules
 from .engines import KNOWLEDGE, UNSUPPORTED_HINT, ReleaseView, asset_role, release_view
 from .engines.llamacpp import NGRAM_CACHE_TOKENS
 from .engines.release import Feature, history
@@ -51,14 +52,20 @@ def method_feature(view: ReleaseView, method: str, variant: str | None) -> Featu
 def errors(doc: ContractDocument) -> list[FieldError]:
     view = view_of(doc)
     if doc.speculation.method == "none":
-        return []
+        return params_rules.errors(doc, view)
     found = list(_release(doc, view))
     if found:
         return found  # a release the table cannot speak for: its settings cannot be checked
     method = list(_method(doc, view))
     if method:
         return method
-    return [*_params(doc, view), *_assets(doc, view), *_off_above(doc, view), *_engine_specific(doc, view)]
+    return [
+        *_params(doc, view),
+        *params_rules.errors(doc, view),
+        *_assets(doc, view),
+        *_off_above(doc, view),
+        *_engine_specific(doc, view),
+    ]
 
 
 def warnings(doc: ContractDocument) -> list[FieldError]:

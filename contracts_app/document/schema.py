@@ -19,6 +19,8 @@ LANE_PATTERN = r"^[a-z][a-z0-9_-]{0,62}$"
 ROUTE_PATTERN = r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$"
 ROUTE_HELP = "a route slug is 1-64 lowercase letters, digits and inner hyphens"
 DIGEST_PATTERN = r"^sha256:[0-9a-f]{64}$"
+PARAM_PATTERN = r"^[a-z][a-z0-9_]{0,63}$"
+ENV_PATTERN = r"^[A-Z][A-Z0-9_]{0,127}$"
 
 # Numeric bounds: what an engine, the harness and the control plane's columns can hold.
 # A measurement within them always makes a run specification the worker accepts
@@ -37,6 +39,10 @@ LaneName = Annotated[
 ]
 NonEmpty = Annotated[str, StringConstraints(min_length=1, max_length=500)]
 Digest = Annotated[str, StringConstraints(pattern=DIGEST_PATTERN)]
+ParamName = Annotated[str, StringConstraints(pattern=PARAM_PATTERN)]
+ParamValue = bool | int | float | Annotated[str, StringConstraints(min_length=1, max_length=2000)]
+EnvName = Annotated[str, StringConstraints(pattern=ENV_PATTERN)]
+EnvValue = Annotated[str, StringConstraints(max_length=2000)]
 
 
 class _Model(BaseModel):
@@ -123,6 +129,13 @@ class SpeculationParams(_Model):
         le=MAX_COUNT,
         description="SGLang EAGLE tree verification width (--speculative-num-draft-tokens).",
     )
+    engine: dict[ParamName, ParamValue] | None = Field(
+        default=None,
+        max_length=MAX_LIST,
+        description="The engine's own speculation settings beyond the fields above, by name "
+        "(engines/params.py: e.g. llama.cpp draft_p_min, vLLM draft_tensor_parallel_size, SGLang "
+        "speculative_accept_threshold_single); each is typed and checked against the release named.",
+    )
 
 
 class Speculation(_Model):
@@ -131,6 +144,12 @@ class Speculation(_Model):
         default=None, ge=1, le=128, description="Tokens proposed per step; required unless method is none."
     )
     params: SpeculationParams | None = Field(default=None, description="Method parameters.")
+    env: dict[EnvName, EnvValue] | None = Field(
+        default=None,
+        max_length=MAX_LIST,
+        description="Environment variables the engine reads that change speculation (engines/params.py: "
+        "e.g. SGLANG_ENABLE_SPEC_V2, VLLM_USE_V2_MODEL_RUNNER), as text; rendered as `env`.",
+    )
 
 
 class Asset(_Model):

@@ -13,6 +13,7 @@ from ..errors import ContractError, FieldError
 from ..schema import ContractDocument
 from . import llamacpp, sglang, tgi, transformers, vllm
 from .base import ImportResult, RenderedConfig
+from .params_render import with_env
 
 __all__ = ["ENGINES", "ImportResult", "RenderedConfig", "import_command", "render"]
 
@@ -50,7 +51,7 @@ def render(doc: ContractDocument, engine: str | None = None) -> RenderedConfig:
             raise ContractError(f"The contract cannot be rendered for {name}.", problems)
         doc = retargeted
     result: RenderedConfig = adapter.render(doc)
-    return result
+    return with_env(result, doc)
 
 
 def import_command(engine: str, argv: list[str] | str, engine_version: str | None = None) -> ImportResult:

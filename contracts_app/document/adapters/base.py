@@ -21,6 +21,9 @@ class RenderedConfig:
     shell: str
     config: dict[str, Any]
     notes: list[str] = field(default_factory=list)
+    # Environment variables the engine must start with (speculation.env); `shell` sets them
+    # before the command (`VAR=value cmd`).
+    env: dict[str, str] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -29,6 +32,7 @@ class RenderedConfig:
             "shell": self.shell,
             "config": self.config,
             "notes": list(self.notes),
+            "env": dict(self.env),
         }
 
 
@@ -160,6 +164,10 @@ class Skeleton:
         self.engine_version = engine_version
         self.unresolved: list[FieldError] = []
         self.refused: list[FieldError] = []
+        # Engine knobs the command sets (speculation.params.engine) and the variables it
+        # starts with that change speculation (speculation.env); see words.judge.
+        self.engine_params: dict[str, Any] = {}
+        self.env: dict[str, str] = {}
 
     def say(self, path: str, message: str) -> None:
         self.unresolved.append(FieldError(path, message))
@@ -174,8 +182,22 @@ class Skeleton:
                 self.refused,
             )
         self.unresolved.extend(notes)
+        fields["speculation"] = self._with_knobs(dict(fields["speculation"]))
         document = self.document(**fields)
         return ImportResult(document=document, unresolved=self.unresolved)
+
+    def _with_knobs(self, speculation: dict[str, Any]) -> dict[str, Any]:
+        if speculation.get("method", "none") == "none":
+            for name in [*self.engine_params, *self.env]:
+                self.say(
+                    "argv", f"{name} is a speculation setting and the command does not speculate: left out"
+                )
+            return speculation
+        if self.engine_params:
+            speculation["params"] = {**speculation.get("params", {}), "engine": dict(self.engine_params)}
+        if self.env:
+            speculation["env"] = dict(self.env)
+        return speculation
 
     def document(
         self,

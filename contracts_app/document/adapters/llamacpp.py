@@ -15,6 +15,7 @@ from ..engines.release import ReleaseView
 from ..rules_release import variant_of, view_of
 from ..schema import ContractDocument
 from .base import RenderedConfig, common_notes, rendered
+from .params_render import flag_config, flag_words
 
 ENGINE = "llamacpp"
 
@@ -64,6 +65,8 @@ def render(doc: ContractDocument) -> RenderedConfig:
     for flag, value in speculation_flags(doc, view):
         config[flag.lstrip("-").replace("-", "_")] = value
         argv += [flag, value]
+    argv += flag_words(doc, view)
+    config.update(flag_config(doc, view))
     argv += ["--parallel", str(doc.compatibility.batching.max_batch_size), "--metrics"]
     if variant_of(doc) == "cache":
         notes.append("ngram-cache drafts 8 tokens; no flag sets it")

@@ -15,6 +15,7 @@ from ..engines.release import ReleaseView
 from ..errors import ContractError
 from .base import Args, ImportResult, Skeleton, import_error
 from .cmdline import Image, unwrap
+from .dating import newest_read, upgrade
 from .words import dated, env_flags, judge, judge_leftovers, warn_if_moved
 
 ENGINE = "llamacpp"
@@ -64,7 +65,8 @@ def import_argv(argv: list[str] | str, engine_version: str | None = None) -> Imp
     view = KNOWLEDGE.view(version)
     args = Args(cmd.words, _BARE, _VALUED)
     view, said = dated(view, list(args.options), "flag")
-    sk = Skeleton(ENGINE, "llama.cpp", version)
+    # A command dated by its words is read, and recorded, as the release it was written for.
+    sk = Skeleton(ENGINE, "llama.cpp", newest_read(view) if said else version)
     for i, message in enumerate(said):
         sk.say("argv" if i else "target.engine_version", message)
     by_env = env_flags(view) | {f.env: f for f in KNOWLEDGE.features if f.env}
@@ -94,7 +96,7 @@ def import_argv(argv: list[str] | str, engine_version: str | None = None) -> Imp
     speculation, assets = _speculation(args, tokenizer, sk, view)
     max_batch = args.take_int("--parallel", "-np")
     judge_leftovers(sk, view, args)
-    return sk.result(
+    result = sk.result(
         notes=cmd.notes,
         model=model,
         revision=None,
@@ -104,6 +106,9 @@ def import_argv(argv: list[str] | str, engine_version: str | None = None) -> Imp
         max_batch_size=max_batch,
         max_concurrency=None,
     )
+    if said:
+        result.unresolved += upgrade(result.document, view)
+    return result
 
 
 def _type(args: Args, sk: Skeleton, view: ReleaseView, draft: str | None) -> tuple[str, str | None] | None:

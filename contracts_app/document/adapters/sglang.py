@@ -15,7 +15,9 @@ from ..rules_release import view_of
 from ..schema import ContractDocument
 from .base import Args, ImportResult, RenderedConfig, Skeleton, common_notes, import_error, rendered
 from .cmdline import Image, python_programs, unwrap
-from .words import judge, judge_leftovers, warn_if_moved
+from .dating import newest_read, upgrade
+from .params_render import flag_config, flag_words
+from .words import dated, judge, judge_leftovers, warn_if_moved
 
 ENGINE = "sglang"
 PROGRAMS = [*python_programs("sglang.launch_server"), ("sglang", "serve")]
@@ -65,6 +67,8 @@ def render(doc: ContractDocument) -> RenderedConfig:
             config["speculative_num_draft_tokens"] = p.num_draft_tokens if p and p.num_draft_tokens else n + 1
         for key, value in config.items():
             argv += ["--" + key.replace("_", "-"), str(value)]
+        argv += flag_words(doc, view)
+        config.update(flag_config(doc, view))
     argv += ["--max-running-requests", str(doc.compatibility.batching.max_batch_size)]
     # The worker reads sglang:spec_accept_length/_rate from /metrics (and /server_info).
     argv.append("--enable-metrics")
@@ -77,7 +81,11 @@ def import_argv(argv: list[str] | str, engine_version: str | None = None) -> Imp
     cmd = unwrap(argv, PROGRAMS, IMAGE, "SGLang", engine_version)
     view = KNOWLEDGE.view(cmd.image_version)
     args = Args(cmd.words, _BARE, _VALUED)
-    sk = Skeleton(ENGINE, "SGLang", cmd.image_version)
+    # A command dated by its flags is read, and recorded, as the release it was written for.
+    view, said = dated(view, list(args.options), "flag")
+    sk = Skeleton(ENGINE, "SGLang", newest_read(view) if said else cmd.image_version)
+    for i, message in enumerate(said):
+        sk.say("argv" if i else "target.engine_version", message)
     judge(sk, view, cmd.env, "env")
     model = args.take("--model-path", "--model")
     if not model:
@@ -92,7 +100,7 @@ def import_argv(argv: list[str] | str, engine_version: str | None = None) -> Imp
     speculation, assets = _speculation(args, tokenizer, sk, view)
     max_batch = args.take_int("--max-running-requests")
     judge_leftovers(sk, view, args)
-    return sk.result(
+    result = sk.result(
         notes=cmd.notes,
         model=model,
         revision=revision,
@@ -102,6 +110,9 @@ def import_argv(argv: list[str] | str, engine_version: str | None = None) -> Imp
         max_batch_size=max_batch,
         max_concurrency=None,
     )
+    if said:
+        result.unresolved += upgrade(result.document, view)
+    return result
 
 
 def _speculation(

@@ -195,12 +195,23 @@ def view_of_version(version: str | None) -> Any:
 
 def _judge_kwargs(sk: Skeleton, view: Any, rest: dict[str, str | None]) -> None:
     known = {f.name for f in KNOWLEDGE.features if f.kind == "key"}
+    methods = {f.name for f in KNOWLEDGE.features if f.kind == "method" and f.method is None}
     judge(sk, view, {k: v for k, v in rest.items() if k in known}, "key", where="generate() argument ")
     for key, value in rest.items():
         if key not in known:
             shown = key if value is None else f"{key}={value}"
-            if key.startswith(("assistant", "prompt_lookup", "num_assistant", "speculat")):
-                sk.refuse(f"generate() argument {shown}", "a speculation setting SpecPact does not know")
+            if key in methods:  # a method the format does not hold (speculation_type='dflash')
+                sk.refuse(
+                    f"generate() argument {shown}",
+                    "Transformers runs it, but specpact/v1 has no such method (see the format README: "
+                    "methods out of scope)",
+                )
+            elif key.startswith(("assistant", "prompt_lookup", "num_assistant", "speculat")):
+                sk.say(
+                    "argv",
+                    f"generate() argument {shown}: a speculation setting SpecPact does not know: left out "
+                    "of the contract, review it",
+                )
             else:
                 sk.say("argv", f"generate() argument {shown} is set per request: not part of a contract")
 

@@ -11,6 +11,7 @@ from ..engines import asset_role
 from ..rules_release import view_of
 from ..schema import ContractDocument
 from .base import ImportResult, RenderedConfig, common_notes, rendered
+from .params_render import config_keys
 
 ENGINE = "vllm"
 
@@ -48,6 +49,7 @@ def speculative_config(doc: ContractDocument) -> dict[str, Any]:
     off = doc.compatibility.batching.speculation_off_above_batch_size
     if off is not None and view.concept("speculation_off_above") is not None:
         config["disable_by_batch_size"] = off  # only V0 releases (before 0.10.0) act on it
+    config.update(config_keys(doc, view))
     return config
 
 

@@ -14,6 +14,7 @@ from ..engines.release import ReleaseView
 from ..engines.vllm import KNOWLEDGE
 from .base import Args, ImportResult, Skeleton, import_error
 from .cmdline import Image, python_programs, unwrap
+from .dating import batch_cutoff
 from .words import judge, judge_leftovers, warn_if_moved
 
 ENGINE = "vllm"
@@ -78,6 +79,7 @@ def import_argv(argv: list[str] | str, engine_version: str | None = None) -> Imp
     config = _config(args, sk, view)
     speculation, assets, off = speculation_of(config, tokenizer, sk, view)
     max_batch = args.take_int("--max-num-seqs")
+    off = batch_cutoff(speculation, off, max_batch, view, sk)
     judge_leftovers(sk, view, args)
     return sk.result(
         notes=cmd.notes,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from ..engines.params import Param, by_spelling, check, env_text, parse
 from ..engines.release import Feature, Kind, ReleaseView, history
 from .base import Args, Skeleton
 
@@ -72,12 +73,19 @@ def judge(
         joint = "=" if kind in ("key", "env") else " "
         shown = f"{where}{word}" + ("" if value is None else f"{joint}{value}")
         feat, active = resolve(view, name, kind)
+        knob = by_spelling(view.knowledge.engine, feat.name if feat else name, env=kind == "env")
+        if knob is not None:
+            if feat is not None and not active:
+                sk.say("argv", moved(view, feat, shown))
+            take_knob(sk, knob, word, value, shown)
+            continue
         if feat is None:
             if SPECULATIVE.search(name):
-                sk.refuse(
-                    shown,
-                    f"not a {view.knowledge.name} setting SpecPact knows; it looks like it "
-                    "changes speculation, and what it changes cannot be told",
+                sk.say(
+                    "argv",
+                    f"{shown}: not a {view.knowledge.name} setting SpecPact knows; it looks like it "
+                    "changes speculation, and what it changes cannot be told: left out of the contract, "
+                    "review it",
                 )
             else:
                 sk.say("argv", f"{shown} is not part of a contract; ignored")
@@ -86,12 +94,41 @@ def judge(
             sk.say("argv", moved(view, feat, shown))
         if feat.role == "refused" and not at_default(feat, value):
             why = f" ({feat.note})" if feat.note else ""
-            sk.refuse(shown, f"changes speculation{why} and specpact/v1 has no field for it ({feat.source})")
+            sk.say(
+                "argv",
+                f"{shown}: changes speculation{why} and specpact/v1 has no field for it ({feat.source}): "
+                "left out of the contract, review it",
+            )
         elif feat.role == "refused":
             sk.say("argv", f"{shown} is {view.knowledge.name}'s default: not part of a contract")
         else:
             note = f" ({feat.note})" if feat.note and feat.role == "tuning" else ""
             sk.say("argv", f"{shown} is not part of a contract{note}; ignored")
+
+
+def take_knob(sk: Skeleton, knob: Param, word: str, value: str | None, shown: str) -> None:
+    """An engine knob into speculation.params.engine (or speculation.env); a value of the
+    wrong type is an unresolved line, not a refusal of the command."""
+    if knob.kind == "env":
+        why = env_text(knob, value or "")
+        if why:
+            sk.say("argv", f"{shown}: {knob.name} {why}; left out")
+            return
+        sk.env[knob.name] = value or ""
+        sk.say(f"speculation.env.{knob.name}", f"from {shown} ({knob.source})")
+        return
+    negated = word.startswith("--no-") and knob.bare
+    try:
+        typed = False if negated else parse(knob, value)
+    except ValueError as exc:
+        sk.say("argv", f"{shown}: {word} {exc}; left out")
+        return
+    why = check(knob, typed)
+    if why:
+        sk.say("argv", f"{shown}: {word} {why}; left out")
+        return
+    sk.engine_params[knob.name] = typed
+    sk.say(f"speculation.params.engine.{knob.name}", f"from {shown} ({knob.source})")
 
 
 def judge_leftovers(sk: Skeleton, view: ReleaseView, args: Args) -> None:

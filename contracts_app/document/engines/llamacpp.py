@@ -59,6 +59,37 @@ def _ngram_flags() -> list[Feature]:
     return feats
 
 
+_DRAFT_PLACEMENT: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("--spec-draft-threads", ("-td", "--threads-draft")),
+    ("--spec-draft-threads-batch", ("-tbd", "--threads-batch-draft")),
+    ("--spec-draft-cpu-mask", ("-Cd", "--cpu-mask-draft")),
+    ("--spec-draft-cpu-range", ("-Crd", "--cpu-range-draft")),
+    ("--spec-draft-cpu-strict", ("--cpu-strict-draft",)),
+    ("--spec-draft-prio", ("--prio-draft",)),
+    ("--spec-draft-poll", ("--poll-draft",)),
+    ("--spec-draft-cpu-mask-batch", ("-Cbd", "--cpu-mask-batch-draft")),
+    ("--spec-draft-cpu-strict-batch", ("--cpu-strict-batch-draft",)),
+    ("--spec-draft-prio-batch", ("--prio-batch-draft",)),
+    ("--spec-draft-poll-batch", ("--poll-batch-draft",)),
+    ("--spec-draft-override-tensor", ("-otd", "--override-tensor-draft")),
+    ("--spec-draft-n-cpu-moe", ("--spec-draft-ncmoe", "-ncmoed", "--n-cpu-moe-draft")),
+    ("--spec-draft-device", ("-devd", "--device-draft")),
+    ("--spec-draft-ngl", ("-ngld", "--gpu-layers-draft", "--n-gpu-layers-draft")),
+    ("--spec-draft-type-k", ("-ctkd", "--cache-type-k-draft")),
+    ("--spec-draft-type-v", ("-ctvd", "--cache-type-v-draft")),
+)
+
+
+def _old_names(name: str, aliases: tuple[str, ...]) -> list[Feature]:
+    """The flag under its names before #22397 (the aliases that are not --spec-*)."""
+    old = [a for a in aliases if not a.startswith("--spec-")]
+    long = next((a for a in old if a.startswith("--")), None)
+    if long is None:
+        return []
+    rest = tuple(a for a in old if a != long)
+    return [_f(long, until=OLD, aliases=rest, replaced_by=name, source=REFACTOR)]
+
+
 FEATURES: tuple[Feature, ...] = (
     # --spec-type values. Before #22964 a draft model needed no type: -md alone ran it.
     *(_t(f"ngram-{v}", "ngram", v, source=f"{SPEC} (#18471, #19164)") for v in VARIANTS),
@@ -280,28 +311,12 @@ FEATURES: tuple[Feature, ...] = (
     _f("--fim-qwen-14b-spec", "refused", takes_value=False, note="a preset with a draft model"),
     _f("--lookup-cache-static", "refused", aliases=("-lcs",), note="a static n-gram cache file"),
     _f("--lookup-cache-dynamic", "refused", aliases=("-lcd",), note="a dynamic n-gram cache file"),
-    # Speed and placement only.
+    # Speed and placement only; each under its old names too up to b8941 (#22397 renamed
+    # them --spec-draft-* and kept the old names as aliases).
     *(
-        _f(name, since=NEW, aliases=aliases)
-        for name, aliases in (
-            ("--spec-draft-threads", ("-td", "--threads-draft")),
-            ("--spec-draft-threads-batch", ("-tbd", "--threads-batch-draft")),
-            ("--spec-draft-cpu-mask", ("-Cd", "--cpu-mask-draft")),
-            ("--spec-draft-cpu-range", ("-Crd", "--cpu-range-draft")),
-            ("--spec-draft-cpu-strict", ("--cpu-strict-draft",)),
-            ("--spec-draft-prio", ("--prio-draft",)),
-            ("--spec-draft-poll", ("--poll-draft",)),
-            ("--spec-draft-cpu-mask-batch", ("-Cbd", "--cpu-mask-batch-draft")),
-            ("--spec-draft-cpu-strict-batch", ("--cpu-strict-batch-draft",)),
-            ("--spec-draft-prio-batch", ("--prio-batch-draft",)),
-            ("--spec-draft-poll-batch", ("--poll-batch-draft",)),
-            ("--spec-draft-override-tensor", ("-otd", "--override-tensor-draft")),
-            ("--spec-draft-n-cpu-moe", ("--spec-draft-ncmoe", "-ncmoed", "--n-cpu-moe-draft")),
-            ("--spec-draft-device", ("-devd", "--device-draft")),
-            ("--spec-draft-ngl", ("-ngld", "--gpu-layers-draft", "--n-gpu-layers-draft")),
-            ("--spec-draft-type-k", ("-ctkd", "--cache-type-k-draft")),
-            ("--spec-draft-type-v", ("-ctvd", "--cache-type-v-draft")),
-        )
+        feat
+        for name, aliases in _DRAFT_PLACEMENT
+        for feat in (_f(name, since=NEW, aliases=aliases), *_old_names(name, aliases))
     ),
     _f("--spec-draft-cpu-moe", since=NEW, aliases=("-cmoed", "--cpu-moe-draft"), takes_value=False),
     _f(

@@ -80,6 +80,7 @@ LLAMACPP = [
         "ngram",
         64,
         params={"ngram_variant": "mod", "prompt_lookup_max": 24, "min_speculative_tokens": 48},
+        version="b8941",  # dated by its flags: the newest build read before they were renamed
         said=("--draft-max is not in llama.cpp b11434; use --spec-draft-n-max", "ggml-org/llama.cpp#22397"),
     ),
     Pasted(
@@ -247,23 +248,6 @@ REFUSED = [
         "ggml-org/llama.cpp#12287 (a preset)",
         "llama-server --fim-qwen-7b-spec",
         "--fim-qwen-7b-spec",
-    ),
-    (
-        "sglang",
-        "sgl-project/sglang docs/advanced_features/speculative_decoding.md (FR-Spec token map)",
-        """python3 -m sglang.launch_server \\
-    --model meta-llama/Meta-Llama-3-8B-Instruct \\
-    --speculative-algorithm EAGLE \\
-    --speculative-draft-model-path lmsys/sglang-EAGLE-LLaMA3-Instruct-8B \\
-    --speculative-num-steps 3 \\
-    --speculative-eagle-topk 4 \\
-    --speculative-num-draft-tokens 16 \\
-    --speculative-token-map thunlp/LLaMA3-Instruct-8B-FR-Spec/freq_32768.pt \\
-    --mem-fraction-static 0.7 \\
-    --cuda-graph-max-bs 8 \\
-    --dtype float16 \\
-    --log-level warning""",
-        "--speculative-token-map",
     ),
     (
         "vllm",

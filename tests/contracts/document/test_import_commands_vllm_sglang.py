@@ -21,6 +21,7 @@ class Pasted:
     model: str | None = None
     version: str | None = None
     said: tuple[str, ...] = ()  # fragments the unresolved list must carry
+    env: dict[str, str] = field(default_factory=dict)  # speculation.env
 
 
 def check(engine: str, case: Pasted) -> None:
@@ -33,6 +34,7 @@ def check(engine: str, case: Pasted) -> None:
     if case.model:
         assert doc["target"]["model"] == case.model
     assert doc["target"].get("engine_version") == case.version
+    assert doc["speculation"].get("env", {}) == case.env, case.source
     said = " | ".join(e.message for e in result.unresolved)
     for fragment in case.said:
         assert fragment in said, f"{fragment!r} not in {said!r}"
@@ -92,7 +94,8 @@ VLLM = [
         "eagle3",
         3,
         (("eagle_head", "nm-testing/SpeculatorLlama3-1-8B-Eagle3-converted-0717-quantized"),),
-        said=("VLLM_USE_V1=1 is not part of a contract",),
+        said=("from VLLM_USE_V1=1 (vllm-project/vllm vllm/envs.py)",),
+        env={"VLLM_USE_V1": "1"},
     ),
     Pasted(
         "vllm-project/vllm#42468",
@@ -231,7 +234,8 @@ SGLANG = [
         "draft_model",
         4,
         (("draft", "Qwen/Qwen2.5-1.5B-Instruct"),),
-        said=("SGLANG_ENABLE_SPEC_V2=True is not part of a contract (the overlap scheduler)",),
+        said=("from SGLANG_ENABLE_SPEC_V2=True",),
+        env={"SGLANG_ENABLE_SPEC_V2": "True"},
     ),
     Pasted(
         "sgl-project/sglang docs/advanced_features/speculative_decoding.md "
@@ -247,11 +251,13 @@ SGLANG = [
     --log-level warning""",
         "ngram",
         16,
-        params={"prompt_lookup_max": 12},
+        params={"prompt_lookup_max": 12, "engine": {"speculative_ngram_max_bfs_breadth": 10}},
+        version="0.5.7",  # dated by its flags: the newest release read that has the match window
         said=(
             "--speculative-ngram-max-match-window-size is not in SGLang 0.5.23",
             "sgl-project/sglang#21225",
-            "--speculative-ngram-max-bfs-breadth 10 is SGLang's default",
+            "from --speculative-ngram-max-bfs-breadth 10",
+            "on SGLang 0.5.23 this contract does not validate as it stands",
         ),
     ),
     Pasted(
