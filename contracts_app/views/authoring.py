@@ -115,8 +115,9 @@ def _page(
 
 def _listable(raw: bytes) -> str | None:
     """The text to number, when it is text and within the size limit (else the errors
-    alone are shown: a 10 MB listing helps no one)."""
-    if not raw or len(raw) > MAX_DOCUMENT_BYTES:
+    alone are shown: a 10 MB listing helps no one). Not with a NUL, which a page must not
+    carry back into a form (the request guard refuses it in a form field)."""
+    if not raw or len(raw) > MAX_DOCUMENT_BYTES or b"\x00" in raw:
         return None
     try:
         return raw.decode("utf-8").removeprefix("\ufeff")

@@ -78,7 +78,7 @@ def route_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "can_probe": bool(rows) and can_author,
             # Authoring (dashboard/_route_authoring.html): upload, edit, propose a version.
             "can_author": can_author,
-            "open_release": Release.objects.open().filter(route=route).first(),
+            "open_release": Release.objects.open().filter(route=route).first() if can_author else None,
             "nav": "routes",
         },
     )
