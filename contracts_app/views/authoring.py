@@ -18,7 +18,7 @@ from django.shortcuts import redirect, render
 from accounts_app.permissions import ensure_route_access, has_role
 from audit_app.actors import actor_from_request
 from contracts_app import selectors, services
-from contracts_app.document import MAX_DOCUMENT_BYTES, guess_format
+from contracts_app.document import MAX_DOCUMENT_BYTES, guess_format, normalize, validate_document
 from contracts_app.document.lines import error_listing
 from contracts_app.forms import VersionForm
 from contracts_app.reading import document_from_bytes
@@ -52,7 +52,12 @@ def _prefill(route: Any, number: str | None) -> tuple[str, Any]:
         version = route.active_version
     if version is None:
         return "", None
-    return yaml.safe_dump(version.document, sort_keys=False, allow_unicode=True), version
+    # The stored JSON (jsonb) keeps no key order; the schema's order reads as an author wrote it.
+    try:
+        ordered = normalize(validate_document(version.document))
+    except DomainError:  # a version stored under rules that have changed since: as stored
+        ordered = version.document
+    return yaml.safe_dump(ordered, sort_keys=False, allow_unicode=True, width=100), version
 
 
 @login_required
