@@ -45,6 +45,7 @@ def test_the_route_page_offers_propose_for_each_version_not_active(route_v1: Rou
     html = client.get(PAGE).content.decode()
     assert "Propose v2" in html and "Propose v1" not in html
     assert "Edit the active version (v1)" in html
+    assert "{#" not in html and "Expects route" not in html  # the includes' comments stay comments
 
 
 def test_a_viewer_gets_no_authoring_forms(route_v1: Route, viewer: Any) -> None:
