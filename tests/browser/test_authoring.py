@@ -117,3 +117,35 @@ def test_a_token_is_shown_once(live_server: Any, page: Any, shots: Any, operator
     assert "revoked" in page.locator(f"tr[data-token='{token.prefix}']").inner_text()
     shots(page, "token-revoked")
     assert page.js_errors == []
+
+
+def test_a_workload_upload_lists_its_bad_lines_then_stores_the_fixed_file(
+    live_server: Any, page: Any, shots: Any, operator: Any
+) -> None:
+    from tests.workloads.samples import SPECPACT
+    from workloads_app.models import WorkloadVersion
+
+    base = live_server.url
+    sign_in(page, base, operator.username)
+    page.goto(f"{base}/workloads/")
+    page.click("a:has-text('Upload a workload')")
+    page.wait_for_url(f"{base}/workload-upload/")
+    page.fill("#id_name", "support-chat")
+    bad = (SPECPACT + '{"prompt": 5}\n').encode()
+    page.set_input_files("#id_file", {"name": "chat.jsonl", "mimeType": "text/plain", "buffer": bad})
+    page.click("form[aria-label='Upload a workload'] button[type=submit]")
+    errors = page.locator("#upload-errors")
+    assert "1 invalid line (lines 4)" in errors.inner_text()
+    assert "line 4" in errors.locator("li").first.inner_text()
+    shots(page, "workload-line-error")
+    assert not WorkloadVersion.objects.exists()
+
+    page.fill("#id_name", "support-chat")
+    page.set_input_files(
+        "#id_file", {"name": "chat.jsonl", "mimeType": "application/x-ndjson", "buffer": SPECPACT.encode()}
+    )
+    page.click("form[aria-label='Upload a workload'] button[type=submit]")
+    page.wait_for_url(re.compile(rf"{re.escape(base)}/workloads/support-chat@sha256:[0-9a-f]{{64}}/$"))
+    assert WorkloadVersion.objects.get(name="support-chat").requests == 3
+    shots(page, "workload-stored")
+    assert page.js_errors == []
