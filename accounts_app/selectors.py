@@ -22,3 +22,10 @@ def user_role(user: Any) -> str | None:
 def tokens_visible_to(user: Any, *, is_admin: bool) -> ApiTokenQuerySet:
     qs = ApiToken.objects.select_related("user").order_by("-created_at")
     return qs if is_admin else qs.filter(user=user)
+
+
+def user_by_username(username: str) -> Any:
+    """The user named `username`, or None."""
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.filter(username=username).first()

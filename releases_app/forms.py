@@ -32,6 +32,11 @@ class ProposeForm(forms.Form):
     # Both or neither: benchmark on two live endpoints of the route (live_app).
     baseline_endpoint = forms.CharField(required=False, max_length=40)
     candidate_endpoint = forms.CharField(required=False, max_length=40)
+    # Where a refusal is shown: the releases page (default), or the route's or the
+    # version's page the form was posted from. A choice, not a URL: no open redirect.
+    back = forms.ChoiceField(
+        required=False, choices=[("", "releases"), ("route", "route"), ("version", "version")]
+    )
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}

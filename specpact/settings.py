@@ -147,6 +147,8 @@ RUN_RESULT_MAX_BYTES = env_int("RUN_RESULT_MAX_BYTES", 80 * 1024 * 1024)
 API_BODY_LIMITS: list[dict[str, str | bool]] = [
     {"method": "PUT", "path": r"^/api/v1/runs/[^/]+/result/?$", "setting": "RUN_RESULT_MAX_BYTES"},
     {"method": "POST", "path": r"^/api/v1/workloads/?$", "setting": "WORKLOAD_MAX_BYTES", "streamed": True},
+    # The upload page (workloads_app/upload_page.py): a multipart form, parsed by Django.
+    {"method": "POST", "path": r"^/workload-upload/$", "setting": "WORKLOAD_MAX_BYTES"},
 ]
 # The most rows one page of a list endpoint returns (?limit= is clamped to it).
 API_MAX_PAGE_SIZE = env_int("API_MAX_PAGE_SIZE", 500)

@@ -7,6 +7,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
+from accounts_app.permissions import has_role
 from workloads_app.charts import workload_figures
 from workloads_app.selectors import split_ref, workload_tombstone, workload_uses, workloads_visible_to
 
@@ -14,7 +15,11 @@ from workloads_app.selectors import split_ref, workload_tombstone, workload_uses
 @login_required
 def workload_list(request: HttpRequest) -> HttpResponse:
     versions = workloads_visible_to(request).order_by("name", "-created_at", "-id")
-    return render(request, "workloads/list.html", {"versions": versions, "nav": "workloads"})
+    return render(
+        request,
+        "workloads/list.html",
+        {"versions": versions, "can_upload": has_role(request, "operator"), "nav": "workloads"},
+    )
 
 
 @login_required

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.generics import GenericAPIView
@@ -19,7 +18,7 @@ from accounts_app.api.serializers import TokenIssueSerializer, TokenRevokeSerial
 from accounts_app.filtersets import TokenFilterSet
 from accounts_app.models import ApiToken
 from accounts_app.permissions import ensure_fleet_wide, has_role, role_permissions, token_of
-from accounts_app.selectors import tokens_visible_to
+from accounts_app.selectors import tokens_visible_to, user_by_username
 from audit_app.actors import actor_from_request
 from kernel.api.pagination import paginate
 from kernel.errors import DomainError, FieldError, Forbidden, NotFound
@@ -68,7 +67,7 @@ class TokenListApi(GenericAPIView[ApiToken]):
         username = data.validated_data["user"]
         user: Any = request.user
         if username and username != request.user.get_username():
-            user = get_user_model().objects.filter(username=username).first()
+            user = user_by_username(username)
             if user is None:
                 raise DomainError(
                     "The request is invalid; see errors.",

@@ -11,10 +11,8 @@ from typing import Any, Literal
 from django.core.exceptions import RequestDataTooBig
 from rest_framework.request import Request
 
-from contracts_app.document import MAX_DOCUMENT_BYTES, parse_document
-from kernel.api.parsers import unsafe_problem
-from kernel.api.problems import too_large_problem
-from kernel.api.safety import YAML_MAX_NODES, UnsafeInput, check_depth, check_parsed
+from contracts_app.document import MAX_DOCUMENT_BYTES
+from contracts_app.reading import document_from_bytes, too_large
 from kernel.errors import DomainError
 
 YAML_TYPES = {"application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"}
@@ -37,22 +35,9 @@ def read_document(request: Request) -> tuple[dict[str, Any], str]:
         )
     declared = int(request.META.get("CONTENT_LENGTH") or 0)
     if declared > MAX_DOCUMENT_BYTES:
-        raise _too_large(declared)
+        raise too_large(declared)
     try:
         raw = request._request.body  # the raw bytes; DRF has not consumed the stream yet
     except RequestDataTooBig:
-        raise _too_large(declared) from None
-    if len(raw) > MAX_DOCUMENT_BYTES:
-        raise _too_large(len(raw))
-    try:
-        if fmt == "json":
-            check_depth(raw)
-        document = parse_document(raw, fmt)
-        check_parsed(document, max_nodes=YAML_MAX_NODES)
-    except UnsafeInput as exc:
-        raise unsafe_problem(exc) from None
-    return document, fmt
-
-
-def _too_large(size: int) -> DomainError:
-    return too_large_problem(MAX_DOCUMENT_BYTES, "MAX_DOCUMENT_BYTES", what=f"The document ({size} bytes)")
+        raise too_large(declared) from None
+    return document_from_bytes(raw, fmt), fmt

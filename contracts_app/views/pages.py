@@ -10,6 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from accounts_app.permissions import has_role
 from contracts_app import selectors
 from contracts_app.document import ENGINES, diff_documents, highest_impact, validate_document
 from contracts_app.document import render as render_engine
@@ -41,8 +42,26 @@ def version_detail(request: HttpRequest, slug: str, number: int) -> HttpResponse
     return render(
         request,
         "contracts/version_detail.html",
-        {"route": route, "version": version, "renders": renders, "sections": sections, "nav": "routes"},
+        {
+            "route": route,
+            "version": version,
+            "renders": renders,
+            "sections": sections,
+            "active_diff": _diff_from_active(route, version),
+            "can_author": has_role(request, "operator"),
+            "nav": "routes",
+        },
     )
+
+
+def _diff_from_active(route: Any, version: Any) -> dict[str, Any] | None:
+    """This version against the route's active one (None when it is the active one, or
+    none is active): what proposing it would change."""
+    active = route.active_version
+    if active is None or active.pk == version.pk:
+        return None
+    changes = diff_documents(active.document, version.document)
+    return {"active": active, "rows": side_by_side(changes), "highest": highest_impact(changes)}
 
 
 def _pretty(value: Any) -> str:

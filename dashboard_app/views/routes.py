@@ -62,6 +62,7 @@ def route_detail(request: HttpRequest, slug: str) -> HttpResponse:
         Release.objects.filter(route=route).select_related("baseline_version", "candidate_version")[:10]
     )
     rows = endpoint_rows(route)
+    can_author = has_role(request, "operator")
     return render(
         request,
         "dashboard/route_detail.html",
@@ -74,7 +75,10 @@ def route_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "releases": releases,
             "endpoint_rows": rows,
             "probes_pending": probes_pending(rows),
-            "can_probe": bool(rows) and has_role(request, "operator"),  # its role read only when needed
+            "can_probe": bool(rows) and can_author,
+            # Authoring (dashboard/_route_authoring.html): upload, edit, propose a version.
+            "can_author": can_author,
+            "open_release": Release.objects.open().filter(route=route).first() if can_author else None,
             "nav": "routes",
         },
     )

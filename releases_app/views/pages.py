@@ -12,7 +12,8 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
-from django.urls import reverse
+from django.urls import NoReverseMatch, reverse
+from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
 from accounts_app.permissions import has_role
@@ -95,17 +96,45 @@ def release_propose(request: HttpRequest) -> HttpResponseRedirect:
     form = ProposeForm(request.POST)
     if not form.is_valid():
         messages.error(request, f"Not proposed: {_form_errors(form)}")
-        return redirect("release-list")
+        return _back(form.data)
+    data = dict(form.cleaned_data)
+    data.pop("back", None)
     try:
-        release = services.release_create(
-            actor=actor_from_request(request),
-            **form.cleaned_data,
-        )
+        release = services.release_create(actor=actor_from_request(request), **data)
     except DomainError as exc:
-        messages.error(request, f"Not proposed: {error_words(exc)}")
-        return redirect("release-list")
+        messages.error(request, _not_proposed(exc))
+        return _back(form.cleaned_data)
     if release.endpoints and release.state == ReleaseState.PROPOSED:
         messages.success(request, f"Release {release.pk} proposed; it waits for its endpoints (below).")
     else:
         messages.success(request, f"Release {release.pk} proposed: {release.get_state_display()}.")
     return redirect("release-detail", release_id=release.pk)
+
+
+def _not_proposed(exc: DomainError) -> str:
+    """The refusal in words; a 409 for an open release links to that release (its id is
+    the problem's `open_release`, releases_app/services/proposals.py)."""
+    open_release = exc.extensions.get("open_release")
+    if not open_release:
+        return f"Not proposed: {error_words(exc)}"
+    link = reverse("release-detail", args=[open_release["id"]])
+    return format_html(
+        'Not proposed: release <a href="{}">#{}</a> of this route is still open ({}). Cancel it on its '
+        "page, or let it finish, before proposing another.",
+        link,
+        open_release["id"],
+        ReleaseState(open_release["state"]).label,
+    )
+
+
+def _back(data: Any) -> HttpResponseRedirect:
+    """The page the form was posted from, when it said so and names a route (and version)."""
+    back, slug, number = data.get("back"), data.get("route"), data.get("candidate_version")
+    try:
+        if back == "route" and slug:
+            return redirect("route-detail", slug)
+        if back == "version" and slug and number:
+            return redirect("version-detail", slug, int(number))
+    except (NoReverseMatch, ValueError):
+        pass
+    return redirect("release-list")
