@@ -17,7 +17,7 @@ from accounts_app.forms import TokenIssueForm, TokenRevokeForm
 from accounts_app.permissions import has_role
 from accounts_app.selectors import tokens_visible_to, user_by_username
 from audit_app.actors import actor_from_request
-from kernel.errors import DomainError, FieldError, error_words
+from kernel.errors import DomainError, FieldError, Forbidden, error_words
 
 
 def _is_admin(request: HttpRequest) -> bool:
@@ -51,6 +51,9 @@ def token_list(request: HttpRequest) -> HttpResponse:
 def _user(request: HttpRequest, username: str) -> Any:
     if not username or username == request.user.get_username():
         return request.user
+    if not _is_admin(request):
+        # Said before the look-up, so a non-admin can't learn which usernames exist.
+        raise Forbidden("Only an admin can issue tokens for another user.")
     user = user_by_username(username)
     if user is None:
         raise DomainError(

@@ -64,6 +64,9 @@ def test_a_user_may_not_issue_for_someone_else(operator: Any, viewer: Any) -> No
     response = _client(operator).post("/tokens/", {"role": "viewer", "user": viewer.username})
     assert response.status_code == 403
     assert "Only an admin can issue tokens for another user" in response.content.decode()
+    # A username that does not exist reads the same: a non-admin learns nothing about users.
+    unknown = _client(operator).post("/tokens/", {"role": "viewer", "user": "nobody-here"})
+    assert unknown.status_code == 403 and "nobody-here" not in unknown.content.decode()
     assert not ApiToken.objects.exists()
 
 
