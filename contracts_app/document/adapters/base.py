@@ -21,15 +21,21 @@ class RenderedConfig:
     shell: str
     config: dict[str, Any]
     notes: list[str] = field(default_factory=list)
+    # Files the command reads, by the name argv gives them (TensorRT-LLM's YAML config): the
+    # worker writes each beside the server before it starts it.
+    files: dict[str, str] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "engine": self.engine,
             "argv": list(self.argv),
             "shell": self.shell,
             "config": self.config,
             "notes": list(self.notes),
         }
+        if self.files:
+            out["files"] = dict(self.files)
+        return out
 
 
 @dataclass
