@@ -25,7 +25,15 @@ from .cmdline import Image, python_programs, unwrap
 from .words import judge, judge_leftovers, warn_if_moved
 
 ENGINE = "trtllm"
-PROGRAMS = [("trtllm-serve",), ("trtllm-serve", "serve"), *python_programs("tensorrt_llm.commands.serve")]
+# `trtllm-llmapi-launch trtllm-serve …` on Slurm-like systems (the deployment guides' note).
+PROGRAMS = [
+    *(
+        (*launch, "trtllm-serve", *serve)
+        for launch in ((), ("trtllm-llmapi-launch",))
+        for serve in ((), ("serve",))
+    ),
+    *python_programs("tensorrt_llm.commands.serve"),
+]
 IMAGE = Image(
     re.compile(r"(^|/)nvidia/tensorrt-llm/release$"),
     re.compile(r"^v?(\d+\.\d+\.\d+(?:rc\d+)?(?:\.post\d+)?)$"),
