@@ -397,3 +397,28 @@ def test_render_import_render_is_a_fixed_point_where_the_release_runs_it(
     imported = import_command("trtllm", first.argv, engine_version=version, files=first.files)
     again = render(validate_document(imported.document))
     assert (again.argv, again.config, again.files) == (first.argv, first.config, first.files)
+
+
+# The CLI and the API hand the file over -------------------------------------------
+
+
+def test_the_cli_reads_the_yaml_by_config_file_or_by_the_path_the_command_names(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from specpact.cli.main import main
+
+    config = tmp_path / "config.yaml"
+    config.write_text(EAGLE3_YAML, encoding="utf-8")
+    for extra, words in (
+        (["--config-file", str(config)], ["trtllm-serve", "org/m", "--config", str(config)]),
+        ([], ["trtllm-serve", "org/m", "--extra_llm_api_options", str(config)]),
+    ):
+        assert main(["import", "--engine", "trtllm", "--output", "json", *extra, "--", *words]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert out["document"]["speculation"] == {"method": "eagle3", "num_speculative_tokens": 4}
+    assert (
+        main(["import", "--engine", "trtllm", "--", "trtllm-serve", "org/m", "--config", "absent.yaml"]) == 2
+    )
+    assert "absent.yaml" in capsys.readouterr().err
