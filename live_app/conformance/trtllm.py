@@ -1,7 +1,9 @@
 """TensorRT-LLM's conformance reader: what `trtllm-serve` says about its speculation.
 
 NVIDIA/TensorRT-LLM tensorrt_llm/metrics/collector.py (`MetricsCollector`, main): the
-Prometheus registry is served at /prometheus/metrics; `log_config_info` sets, once at
+Prometheus registry is served at /prometheus/metrics (tensorrt_llm/serve/openai_server.py
+mounts it only with `return_perf_metrics: true`, which the render sets; its /metrics is JSON
+iteration stats); `log_config_info` sets, once at
 startup, the info gauge `trtllm_speculative_config_info` (value 1) whose labels are the
 speculative config (`spec_enabled`, `spec_method`, `spec_num_tokens`, `spec_draft_model`,
 beside the collector's own `model_name` and `engine_type`); `log_iteration_stats` adds each

@@ -18,6 +18,7 @@ from .base import ImportResult, RenderedConfig, common_notes, rendered
 ENGINE = "trtllm"
 CONFIG_FILE = "speculative.yaml"
 ITER_STATS = "enable_iter_perf_stats"
+PERF_METRICS = "return_perf_metrics"
 
 
 def speculative_config(doc: ContractDocument) -> dict[str, Any]:
@@ -64,8 +65,12 @@ def render(doc: ContractDocument) -> RenderedConfig:
     argv += ["--max_batch_size", str(doc.compatibility.batching.max_batch_size)]
     spec = speculative_config(doc)
     config: dict[str, Any] = {SPECULATIVE_CONFIG: spec} if spec else {}
-    if spec and view.has(ITER_STATS):
-        config[ITER_STATS] = True  # the spec_decode counters the watch and the worker read
+    # The Prometheus page (/prometheus/metrics, only with return_perf_metrics) and the
+    # spec_decode counters on it (they grow only with enable_iter_perf_stats), which the
+    # conformance probe, the acceptance watch and the worker read.
+    for key in (PERF_METRICS, ITER_STATS):
+        if spec and view.has(key):
+            config[key] = True
     files: dict[str, str] = {}
     if config:
         flag = view.spelling("config_new") or view.spelling("config") or "--extra_llm_api_options"

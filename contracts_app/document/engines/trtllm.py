@@ -31,6 +31,9 @@ NOTES_12 = (
 )
 NOTES_10 = "NVIDIA/TensorRT-LLM docs/source/release-notes.md (Release 1.0)"
 METRICS = "NVIDIA/TensorRT-LLM tensorrt_llm/metrics/collector.py (main)"
+SERVER = (
+    "NVIDIA/TensorRT-LLM tensorrt_llm/serve/openai_server.py (OpenAIServer.register_routes, mount_metrics)"
+)
 NEW = "1.3.0"  # what only the main-branch snapshot shows (see the module docstring)
 
 # The YAML key that holds the speculation settings, and the key naming the method.
@@ -189,6 +192,13 @@ FEATURES: tuple[Feature, ...] = (
     _k("target_layer_ids", since=NEW),
     # Top-level LLM args of the YAML (beside speculative_config).
     Feature(
+        "return_perf_metrics",
+        "key",
+        f"{SERVER}: /prometheus/metrics is mounted only 'if self.llm.args.return_perf_metrics'",
+        role="tuning",
+        note="without it trtllm-serve serves no Prometheus page; SpecPact's render sets it",
+    ),
+    Feature(
         "enable_iter_perf_stats",
         "key",
         f"{METRICS} (log_iteration_stats: 'Needs enable_iter_perf_stats: true in LLM args')",
@@ -255,13 +265,15 @@ FEATURES: tuple[Feature, ...] = (
     Feature("trtllm_spec_decode_num_accepted_tokens_total", "metric", METRICS, since=NEW),
     Feature("trtllm_spec_decode_acceptance_length", "metric", METRICS, since=NEW),
     Feature("trtllm_spec_decode_draft_overhead", "metric", METRICS, since=NEW),
-    Feature("/health", "endpoint", "NVIDIA/TensorRT-LLM tensorrt_llm/serve/openai_server.py"),
-    Feature("/v1/models", "endpoint", "NVIDIA/TensorRT-LLM tensorrt_llm/serve/openai_server.py"),
+    Feature("/health", "endpoint", SERVER),
+    Feature("/version", "endpoint", SERVER),
+    Feature("/v1/models", "endpoint", SERVER),
+    Feature("/metrics", "endpoint", SERVER, note="JSON iteration stats, not Prometheus"),
     Feature(
         "/prometheus/metrics",
         "endpoint",
-        f"{METRICS}; NVIDIA/TensorRT-LLM docs (the metrics registry is served there)",
-        since=NEW,
+        f"{SERVER}; {METRICS}",
+        note="mounted only with return_perf_metrics: true",
     ),
 )
 

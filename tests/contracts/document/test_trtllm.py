@@ -88,6 +88,7 @@ def test_the_example_renders_trtllm_serve_and_its_yaml() -> None:
                 "acceptance_rate_window_size": 64,
                 "acceptance_rate_threshold": 0.25,
             },
+            "return_perf_metrics": True,
             "enable_iter_perf_stats": True,
         }
     )
@@ -99,7 +100,10 @@ def test_release_1_2_1_is_given_its_own_flag_and_no_key_it_lacks() -> None:
     doc = validate_document(_trt("1.2.1", {"method": "mtp", "num_speculative_tokens": 1}))
     result = render(doc)
     assert result.argv[-2:] == ["--extra_llm_api_options", "speculative.yaml"]
-    assert result.config == {"speculative_config": {"decoding_type": "MTP", "max_draft_len": 1}}
+    assert result.config == {
+        "speculative_config": {"decoding_type": "MTP", "max_draft_len": 1},
+        "return_perf_metrics": True,
+    }
 
 
 def test_the_batch_cut_off_is_max_concurrency_and_pard_its_own_decoding_type() -> None:
