@@ -89,6 +89,8 @@ def _managed_engine(document: dict[str, Any]) -> tuple[dict[str, Any], dict[str,
         "model": document["target"]["model"],
         "server": engine if engine in SERVER_ENGINES else "generic",
     }
+    if rendered.get("files"):  # the YAML config a trtllm-serve command names
+        managed["files"] = dict(rendered["files"])
     return managed, rendered
 
 

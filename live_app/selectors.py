@@ -81,6 +81,12 @@ def acceptance_trigger(version: ContractVersion) -> dict[str, Any] | None:
     return next((t for t in triggers if t.get("kind") == "acceptance_drop"), None)
 
 
+def engine_switch_off(version: ContractVersion) -> dict[str, Any] | None:
+    """The contract's own engine-side switch-off (`speculation.acceptance_cutoff`), if any."""
+    cutoff = (version.document.get("speculation") or {}).get("acceptance_cutoff")
+    return cutoff if isinstance(cutoff, dict) else None
+
+
 def acceptance_floor(version: ContractVersion, reference: float | None) -> float | None:
     """The live acceptance below which a window counts against `version`: its trigger's
     `min_ratio` × what its benchmark measured (`reference`); None without either. The

@@ -74,7 +74,8 @@ class ImportApi(APIView):
         )
         # A string goes in as pasted: the importer joins `\`-continued lines, unwraps
         # `docker run`, and reads a Transformers generate() call as Python.
-        result = import_command(engine, command if isinstance(command, str) else argv)
+        files = data.validated_data.get("files") or None
+        result = import_command(engine, command if isinstance(command, str) else argv, files=files)
         return Response(
             {
                 "engine": engine,

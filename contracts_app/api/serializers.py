@@ -80,6 +80,17 @@ class RenderQuerySerializer(serializers.Serializer[Any]):
 class ImportSerializer(serializers.Serializer[Any]):
     engine = serializers.CharField()
     command = serializers.JSONField(help_text="the command line, as one string or as a list of arguments")
+    files = serializers.DictField(
+        child=serializers.CharField(allow_blank=True, trim_whitespace=False, max_length=256 * 1024),
+        required=False,
+        help_text="content of the files the command names, by the name it gives them "
+        "(TensorRT-LLM: the YAML of --config / --extra_llm_api_options)",
+    )
+
+    def validate_files(self, value: dict[str, str]) -> dict[str, str]:
+        if len(value) > 4:
+            raise serializers.ValidationError("at most 4 files")
+        return value
 
 
 class FieldErrorSerializer(serializers.Serializer[Any]):

@@ -67,6 +67,10 @@ def _speculation_shape(doc: ContractDocument) -> Iterator[FieldError]:
             )
         if spec.params is not None:
             yield FieldError("speculation.params", "speculation is off (method none): it takes no parameters")
+        if spec.acceptance_cutoff is not None:
+            yield FieldError(
+                "speculation.acceptance_cutoff", "speculation is off (method none): nothing to switch off"
+            )
     elif spec.num_speculative_tokens is None:
         yield FieldError(
             "speculation.num_speculative_tokens",
@@ -182,10 +186,15 @@ def _params(doc: ContractDocument) -> Iterator[FieldError]:
             f"larger than speculation.num_speculative_tokens ({doc.speculation.num_speculative_tokens})",
         )
     if p.parallel_drafting:
-        if engine != "vllm":
+        if engine not in ("vllm", "trtllm"):
             yield FieldError(
                 "speculation.params.parallel_drafting",
-                f"parallel drafting is vLLM's; {_engine(doc)} has none",
+                f"parallel drafting is vLLM's and TensorRT-LLM's (PARD); {_engine(doc)} has none",
+            )
+        elif engine == "trtllm" and method != "draft_model":
+            yield FieldError(
+                "speculation.params.parallel_drafting",
+                f"TensorRT-LLM drafts in parallel with a PARD draft model (method draft_model), not {method}",
             )
         elif method not in ("draft_model", "eagle", "eagle3"):
             yield FieldError(
@@ -209,8 +218,10 @@ def _params(doc: ContractDocument) -> Iterator[FieldError]:
 def _token_schedule(doc: ContractDocument) -> Iterator[FieldError]:
     p, path = doc.speculation.params, "speculation.params.token_schedule"
     assert p is not None and p.token_schedule is not None
-    if doc.target.engine != "vllm":
-        yield FieldError(path, f"a per-batch-size token schedule is vLLM's; {_engine(doc)} has none")
+    if doc.target.engine not in ("vllm", "trtllm"):
+        yield FieldError(
+            path, f"a per-batch-size token schedule is vLLM's and TensorRT-LLM's; {_engine(doc)} has none"
+        )
         return
     previous = 0
     for i, step in enumerate(p.token_schedule):
@@ -335,7 +346,7 @@ def _warnings(doc: ContractDocument) -> Iterator[FieldError]:
             yield FieldError(
                 "compatibility.batching.speculation_off_above_batch_size", "speculation is already off"
             )
-        elif engine != "vllm":
+        elif engine not in ("vllm", "trtllm"):  # TensorRT-LLM: speculative_config max_concurrency
             yield FieldError(
                 "compatibility.batching.speculation_off_above_batch_size",
                 f"{_engine(doc)} cannot switch speculation off by batch size; the route must enforce it",

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from . import params_rules
+from . import params_rules, rules_trtllm
 from .engines import KNOWLEDGE, UNSUPPORTED_HINT, ReleaseView, asset_role, release_view
 from .engines.llamacpp import NGRAM_CACHE_TOKENS
 from .engines.release import Feature, history
@@ -65,6 +65,8 @@ def errors(doc: ContractDocument) -> list[FieldError]:
         *_assets(doc, view),
         *_off_above(doc, view),
         *_engine_specific(doc, view),
+        *_acceptance_cutoff(doc, view),
+        *rules_trtllm.errors(doc, view),
     ]
 
 
@@ -235,3 +237,22 @@ def _engine_specific(doc: ContractDocument, view: ReleaseView) -> Iterator[Field
             f"{view.label} has no use_mtp: generate() runs a model's "
             "own MTP layers from Transformers 5.14.0 (generation/configuration_utils.py)",
         )
+
+
+CUTOFF = "speculation.acceptance_cutoff"
+
+
+def _acceptance_cutoff(doc: ContractDocument, view: ReleaseView) -> Iterator[FieldError]:
+    """An engine-side switch-off (issue 23 point 5) only where the release can be told it."""
+    if doc.speculation.acceptance_cutoff is None:
+        return
+    if view.carriers(f"{CUTOFF}.window", doc.speculation.method):
+        return
+    k = view.knowledge
+    ever = [f for f in k.features if f.field in (f"{CUTOFF}.window", f"{CUTOFF}.min_rate")]
+    why = (
+        history(k, ever)
+        if ever
+        else f"{k.name} has no such switch; SpecPact's acceptance watch is the only one"
+    )
+    yield FieldError(CUTOFF, f"{view.label} cannot switch speculation off by its acceptance rate: {why}")

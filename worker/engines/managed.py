@@ -19,9 +19,12 @@ from types import TracebackType
 from typing import IO
 
 from worker.engines.llamacpp import resolve_argv0
+from worker.hardware import gpu_facts
 from worker.harness.plan import ManagedEngine
 
 _TAIL_BYTES = 4000
+# Servers that run on an NVIDIA GPU only: refused up front on a machine without one.
+_GPU_ONLY = {"trtllm": "TensorRT-LLM (trtllm-serve) runs on NVIDIA GPUs only"}
 
 
 class EngineStartError(RuntimeError):
@@ -48,6 +51,7 @@ class ManagedServer:
         self._log: IO[bytes] | None = None
         self.version: str | None = None
         self.argv: list[str] = list(cfg.argv)  # as launched (argv[0] resolved)
+        self._files_dir: tempfile.TemporaryDirectory[str] | None = None
 
     @property
     def pid(self) -> int | None:
@@ -60,16 +64,31 @@ class ManagedServer:
         data = path.read_bytes()[-_TAIL_BYTES:] if path.exists() else b""
         return data.decode("utf-8", "replace")
 
+    def _write_files(self, argv: list[str]) -> list[str]:
+        """The files the argv names (TensorRT-LLM's YAML config), written to a private
+        directory; each argv word that is such a name becomes the file's path."""
+        if not self.cfg.files:
+            return argv
+        self._files_dir = tempfile.TemporaryDirectory(prefix="specpact-engine-files-")
+        paths: dict[str, str] = {}
+        for name, text in self.cfg.files.items():
+            path = Path(self._files_dir.name) / Path(name).name
+            path.write_text(text, encoding="utf-8")
+            paths[name] = str(path)
+        return [paths.get(word, word) for word in argv]
+
     def __enter__(self) -> ManagedServer:
+        if self.cfg.server in _GPU_ONLY and not gpu_facts():
+            raise EngineStartError(f"{_GPU_ONLY[self.cfg.server]}: this worker has no GPU (NVML found none)")
         self._log = tempfile.NamedTemporaryFile(prefix="specpact-engine-", suffix=".log", delete=False)
         env = {**os.environ, **self.cfg.env}
-        self.argv = resolve_argv0(self.cfg.argv)
+        self.argv = self._write_files(resolve_argv0(self.cfg.argv))
         try:
             self.proc = subprocess.Popen(
                 self.argv, stdout=self._log, stderr=subprocess.STDOUT, env=env, start_new_session=True
             )
         except OSError as exc:
-            self._cleanup_log()
+            self.stop()
             raise EngineStartError(f"could not launch {self.cfg.argv[0]!r}: {exc}") from exc
         try:
             self._wait_healthy()
@@ -147,6 +166,9 @@ class ManagedServer:
             except ProcessLookupError:
                 pass
         self._cleanup_log()
+        if self._files_dir is not None:
+            self._files_dir.cleanup()
+            self._files_dir = None
 
     def _cleanup_log(self) -> None:
         if self._log is not None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import aiohttp
 
-from worker.harness.acceptance import llamacpp, sglang, tgi, vllm
+from worker.harness.acceptance import llamacpp, sglang, tgi, trtllm, vllm
 from worker.harness.acceptance.prometheus import Metrics, parse
 from worker.harness.acceptance.requests import from_requests
 from worker.harness.aggregate import build_level
@@ -55,7 +55,9 @@ async def _get(session: aiohttp.ClientSession, url: str) -> tuple[int, str | Non
 
 
 async def _metrics(session: aiohttp.ClientSession, target: Target) -> Metrics | None:
-    _, text = await _get(session, target.metrics_url or target.root + "/metrics")
+    # trtllm-serve serves its Prometheus registry at /prometheus/metrics (acceptance/trtllm.py).
+    path = trtllm.METRICS_PATH if target.server == "trtllm" else "/metrics"
+    _, text = await _get(session, target.metrics_url or target.root + path)
     return parse(text) if text is not None else None
 
 
@@ -81,7 +83,7 @@ class Snapshot:
     info: dict[str, Any] | None = None
 
 
-_METRICS_SERVERS = ("vllm", "llamacpp", "tgi")
+_METRICS_SERVERS = ("vllm", "llamacpp", "tgi", "trtllm")
 
 
 async def _snapshot(session: aiohttp.ClientSession, target: Target) -> Snapshot:
@@ -155,6 +157,8 @@ async def _level_speculation(
         return result if result.reported else None
     if target.server == "tgi":
         return tgi.from_metrics(before.metrics, after.metrics)
+    if target.server == "trtllm":
+        return trtllm.from_metrics(before.metrics, after.metrics)
     if target.server == "sglang":
         metrics = await _metrics(session, target)  # only with --enable-metrics: quoted, not used
         return sglang.from_server_info(before.info, after.info, metrics)

@@ -14,7 +14,7 @@ from worker.harness.results.levels import SLO
 from worker.harness.results.result import Sampling
 from worker.secrets import host_allowed
 
-ServerKind = Literal["generic", "vllm", "sglang", "tgi", "llamacpp"]
+ServerKind = Literal["generic", "vllm", "sglang", "tgi", "llamacpp", "trtllm"]
 
 
 class _Model(BaseModel):
@@ -94,6 +94,11 @@ class ManagedEngine(_Model):
     kind: Literal["managed"] = "managed"
     argv: list[str] = Field(min_length=1)
     env: dict[str, str] = Field(default_factory=dict)
+    files: dict[str, str] = Field(
+        default_factory=dict,
+        description="files the argv names (TensorRT-LLM's YAML config), by that name: written to a "
+        "private directory before launch, and the argv given their paths",
+    )
     base_url: str = Field(description="where the launched server listens")
     model: str
     api: Literal["completions", "chat"] = "completions"

@@ -8,10 +8,10 @@ from collections.abc import Callable
 from types import ModuleType
 
 from .. import rules
-from ..engines import ENGINES
+from ..engines import ENGINE_NAMES, ENGINES
 from ..errors import ContractError, FieldError
 from ..schema import ContractDocument
-from . import llamacpp, sglang, tgi, transformers, vllm
+from . import llamacpp, sglang, tgi, transformers, trtllm, vllm
 from .base import ImportResult, RenderedConfig
 from .params_render import with_env
 
@@ -23,7 +23,10 @@ _ADAPTERS: dict[str, ModuleType] = {
     "sglang": sglang,
     "llamacpp": llamacpp,
     "transformers": transformers,
+    "trtllm": trtllm,
 }
+# Engines whose command names a file that holds settings (TensorRT-LLM's YAML config).
+_READS_FILES = frozenset({"trtllm"})
 
 
 def _adapter(engine: str) -> ModuleType:
@@ -54,11 +57,25 @@ def render(doc: ContractDocument, engine: str | None = None) -> RenderedConfig:
     return with_env(result, doc)
 
 
-def import_command(engine: str, argv: list[str] | str, engine_version: str | None = None) -> ImportResult:
+def import_command(
+    engine: str,
+    argv: list[str] | str,
+    engine_version: str | None = None,
+    files: dict[str, str] | None = None,
+) -> ImportResult:
     """`argv` as words, or the command as pasted (one string: `\\`-continued lines, a
     `docker run …` around it, or for Transformers a `model.generate(...)` call).
     `engine_version` is the release the command runs on, when the caller knows it (a
     command line says it only through an engine image's tag): flags are read as that
-    release spells them, and it becomes `target.engine_version`."""
+    release spells them, and it becomes `target.engine_version`. `files` holds the content
+    of files the command names, by that name (TensorRT-LLM's `--config FILE.yaml`)."""
     importer: Callable[..., ImportResult] = _adapter(engine).import_argv
-    return importer(argv if isinstance(argv, str) else list(argv), engine_version=engine_version)
+    words = argv if isinstance(argv, str) else list(argv)
+    if engine in _READS_FILES:
+        return importer(words, engine_version=engine_version, files=dict(files or {}))
+    if files:
+        raise ContractError(
+            "The files cannot be read.",
+            [FieldError("files", f"a {ENGINE_NAMES[engine]} command line names no config file to read")],
+        )
+    return importer(words, engine_version=engine_version)

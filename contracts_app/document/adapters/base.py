@@ -24,9 +24,12 @@ class RenderedConfig:
     # Environment variables the engine must start with (speculation.env); `shell` sets them
     # before the command (`VAR=value cmd`).
     env: dict[str, str] = field(default_factory=dict)
+    # Files the command reads, by the name argv gives them (TensorRT-LLM's YAML config): the
+    # worker writes each beside the server before it starts it.
+    files: dict[str, str] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "engine": self.engine,
             "argv": list(self.argv),
             "shell": self.shell,
@@ -34,6 +37,9 @@ class RenderedConfig:
             "notes": list(self.notes),
             "env": dict(self.env),
         }
+        if self.files:
+            out["files"] = dict(self.files)
+        return out
 
 
 @dataclass

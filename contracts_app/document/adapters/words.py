@@ -17,6 +17,10 @@ from .base import Args, Skeleton
 SPECULATIVE = re.compile(r"spec|draft|ngram|n_gram|eagle|medusa|mtp|lookup|assistant|dflash|dspark", re.I)
 _TRUE, _FALSE = {"true", "1", "yes", "on"}, {"false", "0", "no", "off", "none"}
 
+# How an import says a speculation word it could not carry (never a refusal of the whole
+# command, issue 23): the reviewer sees what is lost.
+LEFT_OUT = "left out of the contract, review it"
+
 
 def features_named(view: ReleaseView, name: str, kind: Kind) -> list[Feature]:
     return [f for f in view.knowledge.features if f.kind == kind and name in f.spellings]
@@ -84,8 +88,7 @@ def judge(
                 sk.say(
                     "argv",
                     f"{shown}: not a {view.knowledge.name} setting SpecPact knows; it looks like it "
-                    "changes speculation, and what it changes cannot be told: left out of the contract, "
-                    "review it",
+                    f"changes speculation, and what it changes cannot be told: {LEFT_OUT}",
                 )
             else:
                 sk.say("argv", f"{shown} is not part of a contract; ignored")
@@ -97,7 +100,7 @@ def judge(
             sk.say(
                 "argv",
                 f"{shown}: changes speculation{why} and specpact/v1 has no field for it ({feat.source}): "
-                "left out of the contract, review it",
+                f"{LEFT_OUT}",
             )
         elif feat.role == "refused":
             sk.say("argv", f"{shown} is {view.knowledge.name}'s default: not part of a contract")

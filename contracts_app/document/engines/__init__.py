@@ -4,7 +4,7 @@ README's engine × method table all read this one table."""
 
 from __future__ import annotations
 
-from . import llamacpp, sglang, tgi, transformers, vllm
+from . import llamacpp, sglang, tgi, transformers, trtllm, vllm
 from .methods import (
     ASSET_ROLES,
     ENGINE_NAMES,
@@ -28,6 +28,7 @@ KNOWLEDGE: dict[str, EngineKnowledge] = {
     "sglang": sglang.KNOWLEDGE,
     "llamacpp": llamacpp.KNOWLEDGE,
     "transformers": transformers.KNOWLEDGE,
+    "trtllm": trtllm.KNOWLEDGE,
 }
 
 

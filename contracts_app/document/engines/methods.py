@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-Engine = Literal["vllm", "tgi", "sglang", "llamacpp", "transformers"]
+Engine = Literal["vllm", "tgi", "sglang", "llamacpp", "transformers", "trtllm"]
 Method = Literal[
     "none",
     "draft_model",
@@ -23,11 +23,11 @@ Method = Literal[
 # Gemma 4 assistant (vLLM `{"method": "mtp", "model": ...}`, llama.cpp `draft-mtp` + -md).
 AssetRole = Literal["draft", "eagle_head", "medusa_heads", "mlp_speculator", "mtp_assistant"]
 
-ENGINES: tuple[str, ...] = ("vllm", "tgi", "sglang", "llamacpp", "transformers")
+ENGINES: tuple[str, ...] = ("vllm", "tgi", "sglang", "llamacpp", "transformers", "trtllm")
 # The engines that serve an OpenAI-compatible HTTP API (a live endpoint, a server the worker
 # launches); transformers runs inside the worker. The worker, which cannot import the
 # format, spells them again as its `ServerKind` (worker/harness/plan.py); a test holds the two equal.
-SERVER_ENGINES: tuple[str, ...] = ("vllm", "sglang", "tgi", "llamacpp")
+SERVER_ENGINES: tuple[str, ...] = ("vllm", "sglang", "tgi", "llamacpp", "trtllm")
 METHODS: tuple[str, ...] = (
     "none",
     "draft_model",
@@ -48,6 +48,7 @@ ENGINE_NAMES: dict[str, str] = {
     "sglang": "SGLang",
     "llamacpp": "llama.cpp",
     "transformers": "Transformers",
+    "trtllm": "TensorRT-LLM",
 }
 
 

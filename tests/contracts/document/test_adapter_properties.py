@@ -126,7 +126,10 @@ def test_any_runnable_contract_round_trips(data: dict[str, Any]) -> None:
         raise AssertionError([(e.path, e.message) for e in exc.errors]) from exc
     engine = doc.target.engine
     first = render(doc)
-    imported = import_command(engine, first.argv, engine_version=doc.target.engine_version)
+    # A command that names a config file (TensorRT-LLM's YAML) imports with that file.
+    imported = import_command(
+        engine, first.argv, engine_version=doc.target.engine_version, files=first.files or None
+    )
     again = render(validate_document(imported.document), engine)
     assert again.argv == first.argv
     assert again.config == first.config

@@ -20,14 +20,15 @@ from contracts_app.document import (
 from tests.support.documents import DRAFT, EAGLE_HEAD, base, example_paths, load_example
 
 RENDERABLE = {
-    # Its per-batch-size token schedule is vLLM's alone.
-    "agent-draft-model-vllm.yaml": {"vllm"},
+    # Its per-batch-size token schedule is vLLM's and TensorRT-LLM's (draft_len_schedule).
+    "agent-draft-model-vllm.yaml": {"vllm", "trtllm"},
     # Its lookup window (min 2 < max 5): TGI has no window flag, SGLang dropped them in 0.5.10
-    # (sgl-project/sglang#21225), llama.cpp matches one n-gram size.
+    # (sgl-project/sglang#21225), llama.cpp matches one n-gram size, TensorRT-LLM's NGram
+    # has only max_matching_ngram_size.
     "contract-summaries-ngram.yaml": {"vllm"},
-    "doc-review-ngram-tgi.yaml": {"vllm", "tgi", "sglang", "llamacpp"},
-    "local-gemma-prompt-lookup.yaml": {"vllm", "tgi", "sglang", "llamacpp", "transformers"},
-    "support-chat-eagle3.yaml": {"vllm", "sglang", "llamacpp"},
+    "doc-review-ngram-tgi.yaml": {"vllm", "tgi", "sglang", "llamacpp", "trtllm"},
+    "local-gemma-prompt-lookup.yaml": {"vllm", "tgi", "sglang", "llamacpp", "transformers", "trtllm"},
+    "support-chat-eagle3.yaml": {"vllm", "sglang", "llamacpp", "trtllm"},
 }
 
 
@@ -38,7 +39,10 @@ def round_trip(doc_data: dict[str, Any], engine: str) -> list[str]:
     # A command line does not say its release; the contract's (for its own engine) is given.
     same = doc_data["target"]["engine"] == engine
     imported = import_command(
-        engine, first.argv, engine_version=doc_data["target"].get("engine_version") if same else None
+        engine,
+        first.argv,
+        engine_version=doc_data["target"].get("engine_version") if same else None,
+        files=first.files or None,  # the YAML a TensorRT-LLM command names
     )
     again = render(validate_document(imported.document), engine)
     assert again.argv == first.argv, f"\n{first.shell}\n{again.shell}"

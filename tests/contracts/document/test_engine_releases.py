@@ -137,7 +137,7 @@ def _ranges() -> list[tuple[str, str]]:
     return out
 
 
-_PROGRAM_WORDS = {"vllm": 2, "sglang": 3, "tgi": 1, "llamacpp": 1, "transformers": 1}
+_PROGRAM_WORDS = {"vllm": 2, "sglang": 3, "tgi": 1, "llamacpp": 1, "transformers": 1, "trtllm": 2}
 
 
 def _options(engine: str, argv: list[str]) -> set[str]:
@@ -164,6 +164,11 @@ def test_each_release_range_renders_only_what_it_accepts(engine: str, start: str
         if engine == "vllm" and result.config:
             assert set(result.config) <= accepted, f"{view.label}: {set(result.config) - accepted}"
             assert result.config["method"] in view.names("method")
+        if engine == "trtllm" and result.config:
+            spec = result.config["speculative_config"]
+            assert set(spec) <= accepted, f"{view.label}: {set(spec) - accepted}"
+            assert spec["decoding_type"] in view.names("method")
+            assert set(result.files) == {result.argv[-1]}, result.files  # the YAML the command names
         if engine == "llamacpp" and "--spec-type" in result.argv:
             assert result.argv[result.argv.index("--spec-type") + 1] in view.names("method")
         if engine == "sglang" and "--speculative-algorithm" in result.argv:

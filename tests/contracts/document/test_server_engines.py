@@ -24,7 +24,7 @@ def test_every_engine_but_the_in_process_one_is_a_server_engine() -> None:
 
 def test_an_endpoint_can_be_every_server_engine_and_nothing_else() -> None:
     assert EndpointEngine.values == list(SERVER_ENGINES)
-    assert EndpointEngine.labels == ["vLLM", "SGLang", "TGI", "llama.cpp"]
+    assert EndpointEngine.labels == ["vLLM", "SGLang", "TGI", "llama.cpp", "TensorRT-LLM"]
 
 
 def test_each_server_engine_has_a_conformance_reader_and_known_packages() -> None:
