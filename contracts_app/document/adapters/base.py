@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..engines.verifiers import LOSSY
 from ..errors import ContractError, FieldError
 from ..schema import ContractDocument
 
@@ -175,6 +176,8 @@ class Skeleton:
             )
         self.unresolved.extend(notes)
         document = self.document(**fields)
+        if document["speculation"].get("verifier") in LOSSY:  # a lossy verifier: a lossy contract
+            document = {"verification": "lossy", **document}
         return ImportResult(document=document, unresolved=self.unresolved)
 
     def document(
