@@ -50,7 +50,7 @@ class Spelling:
 SPELLINGS: tuple[Spelling, ...] = (
     # vLLM: Literal["strict", "probabilistic"] in 0.18.0; "synthetic" added in 0.19.0 (with one
     # synthetic_acceptance_rate; synthetic_acceptance_length from 0.20.0); "standard" replaced
-    # "strict"/"probabilistic" in 0.21.0; "block" first read in 0.26.0 (absent in 0.24.0);
+    # "strict"/"probabilistic" in 0.21.0; "block" first read in 0.25.0 (absent in 0.24.0);
     # "fly" first read in 0.33.0 (absent in 0.30.0).
     Spelling(
         "vllm",
@@ -62,7 +62,7 @@ SPELLINGS: tuple[Spelling, ...] = (
         note="with synthetic_acceptance_length (0.19.0 took one synthetic_acceptance_rate instead)",
     ),
     Spelling(
-        "vllm", "block", "rejection_sample_method", "block", VLLM_SPEC.format("0.26.0 wheel"), since="0.26.0"
+        "vllm", "block", "rejection_sample_method", "block", VLLM_SPEC.format("0.25.0 wheel"), since="0.25.0"
     ),
     Spelling(
         "vllm", "fly", "rejection_sample_method", "fly", VLLM_SPEC.format("0.33.0 wheel"), since="0.33.0"
