@@ -20,14 +20,31 @@ from contracts_app.document import (
 from tests.support.documents import DRAFT, EAGLE_HEAD, base, example_paths, load_example
 
 RENDERABLE = {
-    # Its per-batch-size token schedule is vLLM's alone.
-    "agent-draft-model-vllm.yaml": {"vllm"},
+    # Its per-batch-size token schedule is vLLM's alone: translated without it (issue 23);
+    # TGI runs no draft model, Transformers batch size 1 only.
+    "agent-draft-model-vllm.yaml": {"vllm", "sglang", "llamacpp"},
     # Its lookup window (min 2 < max 5): TGI has no window flag, SGLang dropped them in 0.5.10
-    # (sgl-project/sglang#21225), llama.cpp matches one n-gram size.
-    "contract-summaries-ngram.yaml": {"vllm"},
+    # (sgl-project/sglang#21225), llama.cpp matches one n-gram size: translated without it.
+    "contract-summaries-ngram.yaml": {"vllm", "tgi", "sglang", "llamacpp"},
     "doc-review-ngram-tgi.yaml": {"vllm", "tgi", "sglang", "llamacpp"},
     "local-gemma-prompt-lookup.yaml": {"vllm", "tgi", "sglang", "llamacpp", "transformers"},
     "support-chat-eagle3.yaml": {"vllm", "sglang", "llamacpp"},
+}
+
+
+# The translations that drop a setting, and the setting each drops (named in a note).
+LOSSY = {
+    ("agent-draft-model-vllm.yaml", "sglang"): ["speculation.params.token_schedule"],
+    ("agent-draft-model-vllm.yaml", "llamacpp"): ["speculation.params.token_schedule"],
+    ("contract-summaries-ngram.yaml", "tgi"): [
+        "speculation.params.prompt_lookup_min",
+        "speculation.params.prompt_lookup_max",
+    ],
+    ("contract-summaries-ngram.yaml", "sglang"): [
+        "speculation.params.prompt_lookup_min",
+        "speculation.params.prompt_lookup_max",
+    ],
+    ("contract-summaries-ngram.yaml", "llamacpp"): ["speculation.params.prompt_lookup_min"],
 }
 
 
@@ -52,6 +69,9 @@ def test_examples_round_trip_on_every_engine_they_can_run_on(name: str, engine: 
     data = load_example(name)
     if engine in RENDERABLE[name]:
         round_trip(data, engine)
+        notes = render(validate_document(data), engine).notes
+        dropped = [n.rsplit(": dropped ", 1)[1].split(" (")[0] for n in notes if n.startswith("lossy:")]
+        assert dropped == LOSSY.get((name, engine), []), notes
     else:
         with pytest.raises(ContractError) as info:
             render(validate_document(data), engine)
