@@ -9,6 +9,7 @@ import copy
 import pytest
 
 from contracts_app.document import ContractError, import_command, render, validate_document
+from contracts_app.document.archived import translations
 from tests.support.documents import EAGLE_HEAD, base
 from tests.support.rules import on_engine
 
@@ -87,3 +88,14 @@ def test_a_tgi_route_translates_to_vllm_and_sglang() -> None:
     assert vllm.notes[0].startswith("translated from a contract written for TGI")
     sglang = render(validate_document(doc), "sglang")
     assert "NGRAM" in sglang.argv
+
+
+def test_an_archived_tgi_medusa_route_is_told_where_it_cannot_go() -> None:
+    doc = on_engine(base(), "tgi")
+    doc["speculation"] = {"method": "medusa", "num_speculative_tokens": 3}
+    doc["assets"] = [{"role": "medusa_heads", "name": "org/target-medusa", "revision": "abc1234"}]
+    found = {t.engine: t for t in translations(validate_document(doc))}
+    assert set(found) >= {"vllm", "sglang"}
+    # vLLM 0.33.0 dropped medusa; SGLang never ran it: neither render is made up.
+    assert found["vllm"].shell is None and any("0.33.0" in r for r in found["vllm"].refused)
+    assert found["sglang"].shell is None and found["sglang"].refused[0].startswith("speculation.method")
