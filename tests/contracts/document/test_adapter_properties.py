@@ -148,6 +148,14 @@ def test_any_runnable_contract_round_trips(data: dict[str, Any]) -> None:
         raise AssertionError([(e.path, e.message) for e in exc.errors]) from exc
     engine = doc.target.engine
     first = render(doc)
+    if engine in ("vllm", "sglang", "llamacpp"):
+        # Each render uses only the flags (and vLLM config keys) its release accepts (issue 23).
+        view = KNOWLEDGE[engine].view(doc.target.engine_version)
+        options = (
+            first.argv[3:] if engine == "sglang" else first.argv
+        )  # after `python -m sglang.launch_server`
+        words = {w for w in options if w.startswith("-")} | (set(first.config) if engine == "vllm" else set())
+        assert words <= view.accepted, (words - view.accepted, first.argv)
     imported = import_command(engine, first.argv, engine_version=doc.target.engine_version)
     if imported.document.get("verification") == "lossy":
         # The import asks for the output-quality rule a command line cannot say: add it.
