@@ -116,8 +116,8 @@ def contracts(draw: st.DrawFn) -> dict[str, Any]:
                 doc["verification"] = "lossy"
                 doc["measurement"]["output_stability"] = {"greedy_exact_match_min": 0.5}
         role = ASSET_ROLE.get(method)
-        if method == "dspark" and draw(st.booleans()):
-            role = "draft"  # DSpark's drafter may ship in the target's checkpoint
+        if method == "dspark" and (engine != "vllm" or draw(st.booleans())):
+            role = "draft"  # on vLLM DSpark's drafter may ship in the target's checkpoint
         if method == "mtp" and view.carriers("assets.mtp_assistant", "mtp") and draw(st.booleans()):
             role = "mtp_assistant"
         if engine == "transformers" and method == "mtp" and view.concept("mtp_own_layers") is None:

@@ -98,9 +98,9 @@ def test_sglang_tells_dflash_its_verify_window_and_dspark_its_block_size() -> No
     dflash = render(validate_document(_doc("sglang", "dflash", "0.5.23"))).argv
     assert dflash[dflash.index("--speculative-algorithm") + 1] == "DFLASH"
     assert dflash[dflash.index("--speculative-num-draft-tokens") + 1] == "8"  # anchor + 7 drafted
-    dspark = render(validate_document(_doc("sglang", "dspark", "0.5.23", with_draft=False))).argv
+    dspark = render(validate_document(_doc("sglang", "dspark", "0.5.23"))).argv
     assert dspark[dspark.index("--speculative-dspark-block-size") + 1] == "7"
-    assert "--speculative-draft-model-path" not in dspark
+    assert "--speculative-num-draft-tokens" not in dspark
 
 
 def test_llamacpp_renders_draft_dflash_with_the_drafter_and_its_token_count() -> None:
@@ -114,6 +114,9 @@ def test_dflash_needs_its_drafter_and_dspark_may_run_from_the_target_checkpoint(
     message = error_at(_doc("vllm", "dflash", "0.33.0", with_draft=False), "assets")
     assert "dflash needs a draft asset" in message
     validate_document(_doc("vllm", "dspark", "0.33.0", with_draft=False))
+    for engine, version in (("sglang", "0.5.23"), ("llamacpp", "b11434")):
+        message = error_at(_doc(engine, "dspark", version, with_draft=False), "assets")
+        assert "runs DSpark from a drafter checkpoint" in message
 
 
 # Real command lines, cited; the expected fields written by hand.
