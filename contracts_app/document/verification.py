@@ -104,3 +104,11 @@ def _lossy(doc: ContractDocument) -> Iterator[FieldError]:
             "(greedy_exact_match_min: the share of greedy outputs identical to the baseline's on each "
             "lane's workload)",
         )
+    if doc.verification == "lossy" and "greedy" not in doc.compatibility.decoding.modes:
+        # benchmarks_app/spec_build.py runs greedy only when the route allows it, and the gate's
+        # output-stability check needs greedy outputs on both arms (gate/deterministic.py).
+        yield FieldError(
+            "compatibility.decoding.modes",
+            "a lossy contract's output-quality rule compares greedy outputs: allow greedy decoding, "
+            "or the gate can never measure it",
+        )

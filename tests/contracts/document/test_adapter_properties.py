@@ -115,6 +115,7 @@ def contracts(draw: st.DrawFn) -> dict[str, Any]:
             if verifier in LOSSY:
                 doc["verification"] = "lossy"
                 doc["measurement"]["output_stability"] = {"greedy_exact_match_min": 0.5}
+                doc["compatibility"]["decoding"] = {"modes": ["greedy", "sampling"]}  # the rule needs greedy
         role = ASSET_ROLE.get(method)
         if method == "dspark" and (engine != "vllm" or draw(st.booleans())):
             role = "draft"  # on vLLM DSpark's drafter may ship in the target's checkpoint

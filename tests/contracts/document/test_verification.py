@@ -109,6 +109,12 @@ def test_a_lossy_contract_without_an_output_quality_rule_is_refused() -> None:
     assert "output-quality rule" in error_at(plain, "measurement.output_stability")
 
 
+def test_a_lossy_contract_must_allow_greedy_decoding_for_its_rule_to_be_measured() -> None:
+    doc = _lossy(_eagle(verifier="fly"))
+    doc["compatibility"]["decoding"] = {"modes": ["sampling"], "temperature_max": 1.0}
+    assert "allow greedy decoding" in error_at(doc, "compatibility.decoding.modes")
+
+
 def test_fly_needs_two_tokens_and_synthetic_its_acceptance_length() -> None:
     doc = _lossy(_eagle(verifier="fly"))
     doc["speculation"]["num_speculative_tokens"] = 1
