@@ -34,6 +34,23 @@ KEYED_LISTS: dict[str, str] = {
 }
 
 
+# Fields whose default is None in the schema (so that documents stored before them keep
+# their digest) but whose meaning has a default: writing it out is the same contract.
+IMPLIED: dict[str, object] = {"verification": "lossless", "speculation.verifier": "standard"}
+
+
+def drop_implied(data: dict[str, Any]) -> dict[str, Any]:
+    """`data` (a dumped document) without the fields in IMPLIED that hold their default."""
+    for path, default in IMPLIED.items():
+        *parents, leaf = path.split(".")
+        node: Any = data
+        for key in parents:
+            node = node.get(key) if isinstance(node, dict) else None
+        if isinstance(node, dict) and node.get(leaf) == default:
+            del node[leaf]
+    return data
+
+
 def list_kind(path: str) -> tuple[str, str | None]:
     """('set', None), ('keyed', key) or ('plain', None) for the list at `path`."""
     generic = path
@@ -71,7 +88,7 @@ def canonical_json(doc: ContractDocument) -> bytes:
     """Sorted keys, no insignificant whitespace, UTF-8; numbers as the schema typed them."""
     # Defaults are filled in here (not in `normalize`): writing `confidence: 0.95` or
     # leaving the default is the same contract, so it is the same digest.
-    data = _canonical(doc.model_dump(mode="json", exclude_none=True), "")
+    data = _canonical(drop_implied(doc.model_dump(mode="json", exclude_none=True)), "")
     return json.dumps(
         data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
     ).encode("utf-8")

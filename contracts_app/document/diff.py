@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from .canonical import list_kind
+from .canonical import drop_implied, list_kind
 from .engines.params import effect_of
 from .schema import ContractDocument
 
@@ -22,6 +22,7 @@ IMPACT_ORDER: tuple[Impact, ...] = ("route-identity", "scope", "policy", "cosmet
 
 _SECTION_IMPACT: dict[str, Impact] = {
     "apiVersion": "route-identity",
+    "verification": "route-identity",
     "route": "route-identity",
     "target": "route-identity",
     "speculation": "route-identity",
@@ -71,7 +72,9 @@ def _comparable(document: dict[str, Any]) -> dict[str, Any]:
     """Defaults filled in, as for the digest, so that spelling out a default is no change.
     A document that does not fit the schema is compared as it is."""
     try:
-        return ContractDocument.model_validate(document).model_dump(mode="json", exclude_none=True)
+        return drop_implied(
+            ContractDocument.model_validate(document).model_dump(mode="json", exclude_none=True)
+        )
     except ValidationError:
         return document
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from . import rules_release
+from . import archived, rules_release, verification
 from .datasets import WORKLOAD_REF_HELP, is_workload_dataset, parse_workload_ref
 from .engines import ENGINE_NAMES, HETEROGENEOUS_VOCAB, REQUIRED_ASSET, asset_role
 from .errors import FieldError
@@ -30,6 +30,7 @@ def errors(doc: ContractDocument) -> list[FieldError]:
         *_lanes(doc),
         *_measurement(doc),
         *_rollback(doc),
+        *verification.errors(doc),
     ]
     # One message per field: a setting refused here is not refused again for the release.
     taken = {e.path for e in found}
@@ -37,7 +38,7 @@ def errors(doc: ContractDocument) -> list[FieldError]:
 
 
 def warnings(doc: ContractDocument) -> list[FieldError]:
-    return [*rules_release.warnings(doc), *_warnings(doc)]
+    return [*rules_release.warnings(doc), *_warnings(doc), *archived.warnings(doc)]
 
 
 def _a(word: str) -> str:

@@ -230,6 +230,13 @@ def _engine_specific(doc: ContractDocument, view: ReleaseView) -> Iterator[Field
             f"{view.label} cannot be told the assistant's token count: num_assistant_tokens arrived in "
             "Transformers 4.35.0 (generation/configuration_utils.py)",
         )
+    if spec.method == "dspark" and engine != "vllm" and doc.asset("draft") is None:
+        # Only vLLM reads DSpark weights from the target's checkpoint (vllm/config/speculative.py
+        # 0.33.0); SGLang (--speculative-draft-model-path, "the draft checkpoint block_size") and
+        # llama-server (-md) load a drafter checkpoint.
+        yield FieldError(
+            "assets", f"{view.label} runs DSpark from a drafter checkpoint: list it as a draft asset"
+        )
     own_layers = spec.method == "mtp" and doc.asset("mtp_assistant") is None
     if engine == "transformers" and own_layers and view.concept("mtp_own_layers") is None:
         yield FieldError(

@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from .engines import AssetRole, Engine, Method
+from .engines.verifiers import Verifier
 
 API_VERSION = "specpact/v1"
 SCHEMA_ID = "https://specpact.dev/schema/contract/v1.json"
@@ -130,6 +131,13 @@ class SpeculationParams(_Model):
         le=MAX_COUNT,
         description="SGLang EAGLE tree verification width (--speculative-num-draft-tokens).",
     )
+    synthetic_acceptance_length: float | None = Field(
+        default=None,
+        ge=1,
+        le=129,
+        description="vLLM verifier synthetic only: the mean acceptance length it simulates, in "
+        "[1, num_speculative_tokens + 1] (synthetic_acceptance_length, 0.20.0 and later).",
+    )
     engine: dict[ParamName, ParamValue] | None = Field(
         default=None,
         max_length=MAX_LIST,
@@ -162,6 +170,13 @@ class Speculation(_Model):
         default=None, ge=1, le=128, description="Tokens proposed per step; required unless method is none."
     )
     params: SpeculationParams | None = Field(default=None, description="Method parameters.")
+    # None (not "standard") by default: a default fills the canonical JSON and would change
+    # the digest of every stored document (see canonical.IMPLIED).
+    verifier: Verifier | None = Field(
+        default=None,
+        description="How drafted tokens are verified: standard (the engine's own, lossless; the default), "
+        "block, rejection_sampling (lossless), synthetic or fly (lossy: need verification: lossy).",
+    )
     env: dict[EnvName, EnvValue] | None = Field(
         default=None,
         max_length=MAX_LIST,
@@ -329,6 +344,11 @@ class ContractDocument(_Model):
     route: str = Field(max_length=64, description="The route slug (lowercase letters, digits, dashes).")
     description: str | None = Field(default=None, max_length=4000, description="What the route is for.")
     notes: str | None = Field(default=None, max_length=20000, description="Free text for reviewers.")
+    verification: Literal["lossless", "lossy"] | None = Field(
+        default=None,
+        description="lossless (the default): speculation keeps the target's outputs; lossy: the verifier "
+        "may change them, and measurement.output_stability is then required.",
+    )
     target: Target
     speculation: Speculation
     assets: list[Asset] = Field(

@@ -17,6 +17,7 @@ from contracts_app.document.schema import KNOWN_LANES
 from contracts_app.models import Route
 from contracts_app.views.pages import route_or_404
 from dashboard_app.filters import OverviewFilterSet
+from dashboard_app.selectors.archived import archived_engine
 from dashboard_app.selectors.checklist import route_checklist
 from dashboard_app.selectors.description import route_description
 from dashboard_app.selectors.live import drifted_endpoints, endpoint_rows, probes_pending
@@ -72,6 +73,7 @@ def route_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "active": route.active_version,
             "description": route_description(route),
             "checklist": route_checklist(route),
+            "archived": archived_engine(route),
             "releases": releases,
             "endpoint_rows": rows,
             "probes_pending": probes_pending(rows),

@@ -120,6 +120,17 @@ def test_render_for_an_engine_that_cannot_run_the_method_is_invalid_input(
     assert err.startswith("speculation.method: TGI cannot run method eagle3")
 
 
+def test_render_for_another_engine_translates_and_names_what_it_drops(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = run(
+        capsys, "render", str(EXAMPLES / "contract-summaries-ngram.yaml"), "--engine", "sglang"
+    )
+    assert code == 0 and out.startswith("python -m sglang.launch_server ")
+    assert "note: translated from a contract written for vLLM" in err
+    assert "dropped speculation.params.prompt_lookup_min (2)" in err  # SGLang has no lookup window now
+
+
 def test_import_prints_yaml_and_names_the_fields_left(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(
         capsys,

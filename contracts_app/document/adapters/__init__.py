@@ -7,13 +7,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from types import ModuleType
 
-from .. import rules
 from ..engines import ENGINE_NAMES, ENGINES
 from ..errors import ContractError, FieldError
 from ..schema import ContractDocument
 from . import llamacpp, sglang, tgi, transformers, trtllm, vllm
 from .base import ImportResult, RenderedConfig
 from .params_render import with_env
+from .translate import translate
 
 __all__ = ["ENGINES", "ImportResult", "RenderedConfig", "import_command", "render"]
 
@@ -40,20 +40,17 @@ def _adapter(engine: str) -> ModuleType:
 
 
 def render(doc: ContractDocument, engine: str | None = None) -> RenderedConfig:
-    """Render for the contract's engine, or for another one when the contract could run
-    there: the engine rules of that engine (its newest release) are checked first (a TGI
+    """Render for the contract's engine, or translated for another one (`translate.py`):
+    that engine's rules (its newest release) are checked; a tuning setting it cannot hold is
+    dropped with a note saying so; a method or asset it cannot run refuses the render (a TGI
     render of an EAGLE route is refused, not silently degraded)."""
     name = engine or doc.target.engine
     adapter = _adapter(name)
+    notes: list[str] = []
     if name != doc.target.engine:
-        # The contract's engine_version names a release of its own engine, not of this one.
-        target = doc.target.model_copy(update={"engine": name, "engine_version": None})
-        retargeted = doc.model_copy(update={"target": target})
-        problems = rules.errors(retargeted)
-        if problems:
-            raise ContractError(f"The contract cannot be rendered for {name}.", problems)
-        doc = retargeted
+        doc, notes = translate(doc, name)
     result: RenderedConfig = adapter.render(doc)
+    result.notes[:0] = notes
     return with_env(result, doc)
 
 

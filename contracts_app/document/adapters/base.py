@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..engines.verifiers import LOSSY
 from ..errors import ContractError, FieldError
 from ..schema import ContractDocument
 
@@ -190,6 +191,8 @@ class Skeleton:
         self.unresolved.extend(notes)
         fields["speculation"] = self._with_knobs(dict(fields["speculation"]))
         document = self.document(**fields)
+        if document["speculation"].get("verifier") in LOSSY:  # a lossy verifier: a lossy contract
+            document = {"verification": "lossy", **document}
         return ImportResult(document=document, unresolved=self.unresolved)
 
     def _with_knobs(self, speculation: dict[str, Any]) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..engines import asset_role
+from ..engines import REQUIRED_ASSET, asset_role
 from ..engines.llamacpp import KNOWLEDGE, NGRAM_CACHE_TOKENS
 from ..engines.llamacpp_help import BARE_FLAGS
 from ..engines.release import ReleaseView
@@ -211,7 +211,7 @@ def _speculation(
             asset["tokenizer"] = dict(tokenizer)
             sk.say(f"assets[role={role}].tokenizer", "assumed to be the target's (llama.cpp refuses another)")
         assets.append(asset)
-    elif role and role != "mtp_assistant":
+    elif method in REQUIRED_ASSET:  # MTP and DSpark may run without one
         raise import_error(f"{method} needs a draft model (-md)")
     elif draft:
         sk.say("assets", f"draft model {draft!r} is not used by {method}; ignored")

@@ -11,8 +11,10 @@ from typing import Any
 
 from ..engines import asset_role
 from ..engines.sglang import KNOWLEDGE
+from ..engines.verifiers import SPELLINGS
 from ..rules_release import view_of
 from ..schema import ContractDocument
+from ..verification import spelling_of
 from .base import Args, ImportResult, RenderedConfig, Skeleton, common_notes, import_error, rendered
 from .cmdline import Image, python_programs, unwrap
 from .dating import newest_read, upgrade
@@ -60,6 +62,12 @@ def render(doc: ContractDocument) -> RenderedConfig:
             if p and p.prompt_lookup_max is not None:
                 config["speculative_ngram_max_match_window_size"] = p.prompt_lookup_max
             notes.append("SGLang's n-gram speculation runs on CUDA GPUs only")
+        elif spec.method == "dflash":
+            # --speculative-dflash-block-size is an alias of --speculative-num-draft-tokens: the
+            # verify window, the anchor plus n drafted tokens (arg_groups/fields/spec.py, 0.5.23).
+            config["speculative_num_draft_tokens"] = n + 1
+        elif spec.method == "dspark":
+            config["speculative_dspark_block_size"] = n  # gamma; the verify window is gamma + 1
         else:
             topk = p.eagle_topk if p and p.eagle_topk else 1
             config["speculative_num_steps"] = n
@@ -69,6 +77,10 @@ def render(doc: ContractDocument) -> RenderedConfig:
             argv += ["--" + key.replace("_", "-"), str(value)]
         argv += flag_words(doc, view)
         config.update(flag_config(doc, view))
+        verifier = spelling_of(doc)
+        if verifier is not None:
+            config[verifier.name.lstrip("-").replace("-", "_")] = True
+            argv.append(verifier.name)
     argv += ["--max-running-requests", str(doc.compatibility.batching.max_batch_size)]
     # The worker reads sglang:spec_accept_length/_rate from /metrics (and /server_info).
     argv.append("--enable-metrics")
@@ -134,6 +146,8 @@ def _speculation(
     draft_tokens = args.take_int("--speculative-num-draft-tokens")
     window_min = args.take_int("--speculative-ngram-min-match-window-size")
     window_max = args.take_int("--speculative-ngram-max-match-window-size")
+    gamma = args.take_int("--speculative-dspark-block-size")
+    verifier = next((s.verifier for s in SPELLINGS if s.engine == ENGINE and args.take_flag(s.name)), None)
     if not algorithm:
         if draft_path or steps or draft_tokens:
             sk.say(
@@ -161,7 +175,13 @@ def _speculation(
         return {"method": "none"}, []
     speculation: dict[str, Any] = {"method": method}
     params: dict[str, Any] = {}
-    if method == "ngram":
+    if verifier is not None:
+        speculation["verifier"] = verifier
+    if method == "dspark" and gamma is not None:
+        speculation["num_speculative_tokens"] = gamma
+    elif method == "dflash" and draft_tokens is not None:
+        speculation["num_speculative_tokens"] = draft_tokens - 1  # the verify window holds the anchor
+    elif method == "ngram":
         if draft_tokens is not None:
             speculation["num_speculative_tokens"] = draft_tokens
         if window_min is not None:

@@ -10,6 +10,7 @@ from typing import Any
 from ..engines import asset_role
 from ..rules_release import view_of
 from ..schema import ContractDocument
+from ..verification import spelling_of
 from .base import ImportResult, RenderedConfig, common_notes, rendered
 from .params_render import config_keys
 
@@ -46,6 +47,11 @@ def speculative_config(doc: ContractDocument) -> dict[str, Any]:
                 [start, step.up_to_batch_size, step.num_speculative_tokens]
                 for start, step in zip(starts, p.token_schedule, strict=True)
             ]
+    verifier = spelling_of(doc)
+    if verifier is not None and verifier.value:
+        config[verifier.name] = verifier.value  # rejection_sample_method (engines/verifiers.py)
+    if p is not None and p.synthetic_acceptance_length is not None:
+        config["synthetic_acceptance_length"] = p.synthetic_acceptance_length
     off = doc.compatibility.batching.speculation_off_above_batch_size
     if off is not None and view.concept("speculation_off_above") is not None:
         config["disable_by_batch_size"] = off  # only V0 releases (before 0.10.0) act on it

@@ -11,6 +11,7 @@ from typing import Any
 
 from ..engines import asset_role
 from ..engines.release import ReleaseView
+from ..engines.verifiers import LOSSY, by_word
 from ..engines.vllm import KNOWLEDGE
 from .base import Args, ImportResult, Skeleton, import_error
 from .cmdline import Image, python_programs, unwrap
@@ -37,7 +38,7 @@ BARE = {"--trust-remote-code", "--enforce-eager", "--use-v2-block-manager", "--e
 _KEYS_TAKEN = (
     "method", "model", "revision", "num_speculative_tokens", "prompt_lookup_min", "prompt_lookup_max",
     "disable_by_batch_size", "use_heterogeneous_vocab", "num_speculative_tokens_per_batch_size",
-    "parallel_drafting",
+    "parallel_drafting", "synthetic_acceptance_length",
 )  # fmt: skip
 
 
@@ -201,6 +202,9 @@ def speculation_of(
     for key in ("use_heterogeneous_vocab", "parallel_drafting", "num_speculative_tokens_per_batch_size"):
         if key in config:
             warn_if_moved(sk, view, key, "key", f"--speculative-config key {key}")
+    if "synthetic_acceptance_length" in config:
+        params["synthetic_acceptance_length"] = float(config["synthetic_acceptance_length"])
+    _verifier(config, speculation, sk)
     if params:
         speculation["params"] = params
     assets = _assets(config, method, params, tokenizer, sk)
@@ -212,6 +216,23 @@ def speculation_of(
     rest = {k: v for k, v in config.items() if k not in _KEYS_TAKEN}
     judge(sk, view, {k: _text(v) for k, v in rest.items()}, "key", where="--speculative-config key ")
     return speculation, assets, off if isinstance(off, int) else None
+
+
+def _verifier(config: dict[str, Any], speculation: dict[str, Any], sk: Skeleton) -> None:
+    """rejection_sample_method: a value the contract holds becomes speculation.verifier (and
+    a lossy one, verification: lossy); the default and the others are judged as before."""
+    value = config.get("rejection_sample_method")
+    spelling = by_word(ENGINE, "rejection_sample_method", value if isinstance(value, str) else None)
+    if spelling is None:
+        return
+    del config["rejection_sample_method"]
+    speculation["verifier"] = spelling.verifier
+    if spelling.verifier in LOSSY:
+        sk.say(
+            "verification",
+            f"rejection_sample_method={value} is lossy: imported as verification: lossy; add "
+            "measurement.output_stability (an output-quality rule) before it validates",
+        )
 
 
 def _text(value: Any) -> str | None:

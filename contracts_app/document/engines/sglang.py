@@ -35,8 +35,8 @@ FEATURES: tuple[Feature, ...] = (
     _a("NEXTN", "mtp", note="an alias of EAGLE for a model's own MTP layers"),
     _a("STANDALONE", "draft_model", since="0.5.2"),
     _a("NGRAM", "ngram", since="0.5.3", note="CUDA only"),
-    _a("DFLASH", None, since=_NEW),
-    _a("DSPARK", None, since=_NEW),
+    _a("DFLASH", "dflash", since=_NEW, source=f"{ALGOS}; {SPEC23}"),
+    _a("DSPARK", "dspark", since=_NEW, source=f"{ALGOS}; {SPEC23}"),
     _a("UNO", None, since=_NEW),
     _a("FROZEN_KV_MTP", None, since=_NEW),
     # Flags that carry contract fields.
@@ -129,15 +129,38 @@ FEATURES: tuple[Feature, ...] = (
     _f("--speculative-ngram-external-corpus-path", "refused", since=_NEW, source=SPEC23),
     _f("--speculative-ngram-external-sam-budget", "refused", since=_NEW, default="0", source=SPEC23),
     _f("--speculative-draft-model-quantization", "refused", since="0.5.7"),
-    _f("--speculative-use-rejection-sampling", "refused", since=_NEW, takes_value=False, source=SPEC23),
-    _f("--speculative-use-block-verification", "refused", since=_NEW, takes_value=False, source=SPEC23),
+    # Verifiers: speculation.verifier rejection_sampling / block (engines/verifiers.py).
+    _f(
+        "--speculative-use-rejection-sampling",
+        "contract",
+        since=_NEW,
+        takes_value=False,
+        field="speculation.verifier",
+        source=SPEC23,
+    ),
+    _f(
+        "--speculative-use-block-verification",
+        "contract",
+        since=_NEW,
+        takes_value=False,
+        field="speculation.verifier",
+        source=SPEC23,
+    ),
     _f("--speculative-draft-window-size", "refused", since=_NEW, source=SPEC23),
     _f("--speculative-draft-sink-size", "refused", since=_NEW, source=SPEC23),
     _f("--speculative-adaptive", "refused", since=_NEW, takes_value=False, source=SPEC23),
     _f("--speculative-adaptive-config", "refused", since=_NEW, source=SPEC23),
     _f("--enable-multi-layer-eagle", "refused", since=_NEW, takes_value=False, source=SPEC23),
     _f("--speculative-dflash-block-size", "refused", since=_NEW, source=SPEC23),
-    _f("--speculative-dspark-block-size", "refused", since=_NEW, source=SPEC23),
+    _f(
+        "--speculative-dspark-block-size",
+        "contract",
+        since=_NEW,
+        method="dspark",
+        field="speculation.num_speculative_tokens",
+        source=SPEC23,
+        note="gamma, the proposed draft tokens; the verify window is gamma + 1",
+    ),
     _f(
         "--speculative-dspark-align-verify-tokens-to-graph-tier",
         "refused",
@@ -206,9 +229,9 @@ KNOWLEDGE = EngineKnowledge(
     remarks=(("0.5.23", "the first release read after 0.5.10: what it adds may be older"),),
     out_of_scope=(
         (
-            "DFLASH / DSPARK / UNO / FROZEN_KV_MTP",
+            "UNO / FROZEN_KV_MTP",
             "drafters with method-specific settings "
-            "(block sizes, LoRA drafts, frozen KV) that specpact/v1 has no fields for yet",
+            "(LoRA drafts, frozen KV) that specpact/v1 has no fields for yet",
         ),
     ),
 )

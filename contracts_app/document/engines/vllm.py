@@ -39,12 +39,15 @@ FEATURES: tuple[Feature, ...] = (
     ),
     _m("mtp", "mtp", since="0.11.0", note="earlier releases name MTP per model family (deepseek_mtp, ...)"),
     _m("suffix", "suffix", since="0.12.0"),
+    # Block-diffusion drafters (issue 23): DFlashModelTypes / DSparkModelTypes in
+    # SpeculativeMethod; dflash loads `model`, dspark may run weights shipped in the target's
+    # checkpoint; both set parallel_drafting themselves.
+    _m("dflash", "dflash", since="0.20.0"),
+    _m("dspark", "dspark", since="0.28.0"),
     # Methods the format does not hold (see the README's out-of-scope list).
     _m("extract_hidden_states", None, since="0.17.0"),
     _m("ngram_gpu", None, since="0.18.0"),
-    _m("dflash", None, since="0.20.0"),
     _m("custom_class", None, since="0.22.0"),
-    _m("dspark", None, since="0.28.0"),
     # Keys of --speculative-config that carry contract fields.
     _k("method", "contract", field="speculation.method"),
     _k(
@@ -130,11 +133,18 @@ FEATURES: tuple[Feature, ...] = (
     _k("posterior_threshold", "refused", until="0.10.0"),
     _k("posterior_alpha", "refused", until="0.10.0"),
     _k("speculative_token_tree", "refused", since="0.9.0", until="0.21.0"),
-    _k("rejection_sample_method", "refused", since="0.18.0", until="0.22.0", default="strict"),
-    _k("rejection_sample_method", "refused", since="0.22.0", default="standard"),
+    # Read again for issue 23: "standard" replaced "strict" in 0.21.0 (0.21.0 wheel). The values
+    # a contract can hold are speculation.verifier (engines/verifiers.py); the import reads them.
+    _k("rejection_sample_method", "refused", since="0.18.0", until="0.21.0", default="strict"),
+    _k("rejection_sample_method", "refused", since="0.21.0", default="standard"),
     _k("synthetic_acceptance_rate", "refused", since="0.19.0", until="0.20.0"),
     _k("synthetic_acceptance_rates", "refused", since="0.20.0"),
-    _k("synthetic_acceptance_length", "refused", since="0.20.0"),
+    _k(
+        "synthetic_acceptance_length",
+        "contract",
+        since="0.20.0",
+        field="speculation.params.synthetic_acceptance_length",
+    ),
     _k("draft_sample_method", "refused", since="0.21.0", default="greedy"),
     _k("suffix_decoding_max_tree_depth", "refused", since="0.12.0", default="24"),
     _k("suffix_decoding_max_cached_requests", "refused", since="0.12.0", default="10000"),
@@ -297,9 +307,9 @@ KNOWLEDGE = EngineKnowledge(
             "not where it runs; a separate method name would only duplicate ngram",
         ),
         (
-            "dflash / dspark",
-            "block-diffusion drafters with method-specific keys (block size, "
-            "top-k) that specpact/v1 has no fields for yet",
+            "dspark_draft_topk / enable_adaptive_verification",
+            "DSpark's draft top-k and its adaptive verification budget: settings the format has no "
+            "field for yet (refused on import unless at vLLM's default)",
         ),
         ("custom_class", "a user-supplied proposer class: nothing in a contract can say what it proposes"),
         ("extract_hidden_states", "not speculation: it exports hidden states for training drafters"),

@@ -43,6 +43,8 @@ def q2_dependencies(route: Route, version: ContractVersion, doc: dict[str, Any])
         text = "No second model. It depends on suffix-tree heuristics over the prompt and earlier outputs."
     elif method == "mtp":
         text = "No separate model: the target's own multi-token-prediction layers draft."
+    elif method == "dspark":  # its drafter may ship inside the target's checkpoint (vLLM, issue 23)
+        text = "No separate model: the DSpark drafter's weights ship inside the target's checkpoint."
     elif method == "early_exit":
         layer = params.get("early_exit_layer", "?")
         text = f"No second model: an early layer of the target drafts (layer {layer})."

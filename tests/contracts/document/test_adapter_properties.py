@@ -12,10 +12,12 @@ from hypothesis import strategies as st
 from contracts_app.document import SUPPORTED_METHODS, ContractError, import_command, render, validate_document
 from contracts_app.document.engines import KNOWLEDGE, ReleaseView
 from contracts_app.document.engines.llamacpp import NGRAM_CACHE_TOKENS
+from contracts_app.document.engines.verifiers import LOSSY, SPELLINGS
 from tests.support.documents import base
 
 ASSET_ROLE = {"draft_model": "draft", "eagle": "eagle_head", "eagle3": "eagle_head", "medusa": "medusa_heads"}
 ASSET_ROLE["mlp_speculator"] = "mlp_speculator"
+ASSET_ROLE["dflash"] = "draft"
 
 names = st.from_regex(r"[a-z][a-z0-9]{0,6}/[A-Za-z0-9][A-Za-z0-9.\-]{0,12}", fullmatch=True)
 revisions = st.one_of(st.none(), st.from_regex(r"[0-9a-f]{7,40}", fullmatch=True))
@@ -30,6 +32,11 @@ def releases(engine: str) -> list[str | None]:
 
 def expressible(view: ReleaseView, param: str, method: str, variant: str | None = None) -> bool:
     return bool(view.carriers(f"speculation.params.{param}", method, variant))
+
+
+def _runs(view: ReleaseView, since: str | None) -> bool:
+    first = view.knowledge.version(since) if since else None
+    return first is None or first <= min(view.version, view.knowledge.newest)
 
 
 @st.composite
@@ -95,7 +102,23 @@ def contracts(draw: st.DrawFn) -> dict[str, Any]:
         )
         if parallel and draw(st.booleans()):
             params["parallel_drafting"] = True
+        verifiers = [s.verifier for s in SPELLINGS if s.engine == engine and _runs(view, s.since)]
+        if verifiers and draw(st.booleans()):
+            verifier = draw(st.sampled_from(verifiers))
+            speculation["verifier"] = verifier
+            params.pop("eagle_topk", None)  # SGLang's verifiers need topk 1
+            params.pop("num_draft_tokens", None)
+            if verifier == "fly":
+                speculation["num_speculative_tokens"] = max(2, speculation["num_speculative_tokens"])
+            if verifier == "synthetic":
+                params["synthetic_acceptance_length"] = 1.5
+            if verifier in LOSSY:
+                doc["verification"] = "lossy"
+                doc["measurement"]["output_stability"] = {"greedy_exact_match_min": 0.5}
+                doc["compatibility"]["decoding"] = {"modes": ["greedy", "sampling"]}  # the rule needs greedy
         role = ASSET_ROLE.get(method)
+        if method == "dspark" and (engine != "vllm" or draw(st.booleans())):
+            role = "draft"  # on vLLM DSpark's drafter may ship in the target's checkpoint
         if method == "mtp" and view.carriers("assets.mtp_assistant", "mtp") and draw(st.booleans()):
             role = "mtp_assistant"
         if engine == "transformers" and method == "mtp" and view.concept("mtp_own_layers") is None:
@@ -126,10 +149,26 @@ def test_any_runnable_contract_round_trips(data: dict[str, Any]) -> None:
         raise AssertionError([(e.path, e.message) for e in exc.errors]) from exc
     engine = doc.target.engine
     first = render(doc)
+    if engine in ("vllm", "sglang", "llamacpp"):
+        # Each render uses only the flags (and vLLM config keys) its release accepts (issue 23).
+        view = KNOWLEDGE[engine].view(doc.target.engine_version)
+        options = (
+            first.argv[3:] if engine == "sglang" else first.argv
+        )  # after `python -m sglang.launch_server`
+        words = {w for w in options if w.startswith("-")} | (set(first.config) if engine == "vllm" else set())
+        assert words <= view.accepted, (words - view.accepted, first.argv)
     # A command that names a config file (TensorRT-LLM's YAML) imports with that file.
     imported = import_command(
         engine, first.argv, engine_version=doc.target.engine_version, files=first.files or None
     )
-    again = render(validate_document(imported.document), engine)
+    if imported.document.get("verification") == "lossy":
+        # The import asks for the output-quality rule a command line cannot say: add it.
+        assert any(u.path == "verification" for u in imported.unresolved)
+        imported.document["measurement"]["output_stability"] = data["measurement"]["output_stability"]
+    try:
+        reread = validate_document(imported.document)
+    except ContractError as exc:
+        raise AssertionError([(e.path, e.message) for e in exc.errors]) from exc
+    again = render(reread, engine)
     assert again.argv == first.argv
     assert again.config == first.config

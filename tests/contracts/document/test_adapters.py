@@ -20,15 +20,32 @@ from contracts_app.document import (
 from tests.support.documents import DRAFT, EAGLE_HEAD, base, example_paths, load_example
 
 RENDERABLE = {
-    # Its per-batch-size token schedule is vLLM's and TensorRT-LLM's (draft_len_schedule).
-    "agent-draft-model-vllm.yaml": {"vllm", "trtllm"},
-    # Its lookup window (min 2 < max 5): TGI has no window flag, SGLang dropped them in 0.5.10
-    # (sgl-project/sglang#21225), llama.cpp matches one n-gram size, TensorRT-LLM's NGram
-    # has only max_matching_ngram_size.
-    "contract-summaries-ngram.yaml": {"vllm"},
+    # Translated for another engine: a setting it cannot hold (a token schedule, a lookup
+    # window) is dropped with a note (issue 23); TGI runs no draft model, Transformers batch
+    # size 1 only.
+    "agent-draft-model-vllm.yaml": {"vllm", "sglang", "llamacpp", "trtllm"},
+    "contract-summaries-ngram.yaml": {"vllm", "tgi", "sglang", "llamacpp", "trtllm"},
     "doc-review-ngram-tgi.yaml": {"vllm", "tgi", "sglang", "llamacpp", "trtllm"},
     "local-gemma-prompt-lookup.yaml": {"vllm", "tgi", "sglang", "llamacpp", "transformers", "trtllm"},
     "support-chat-eagle3.yaml": {"vllm", "sglang", "llamacpp", "trtllm"},
+}
+
+
+# The translations that drop a setting, and the setting each drops (named in a note).
+LOSSY = {
+    ("agent-draft-model-vllm.yaml", "sglang"): ["speculation.params.token_schedule"],
+    ("agent-draft-model-vllm.yaml", "llamacpp"): ["speculation.params.token_schedule"],
+    ("contract-summaries-ngram.yaml", "tgi"): [
+        "speculation.params.prompt_lookup_min",
+        "speculation.params.prompt_lookup_max",
+    ],
+    ("contract-summaries-ngram.yaml", "sglang"): [
+        "speculation.params.prompt_lookup_min",
+        "speculation.params.prompt_lookup_max",
+    ],
+    ("contract-summaries-ngram.yaml", "llamacpp"): ["speculation.params.prompt_lookup_min"],
+    # TensorRT-LLM's NGram has only max_matching_ngram_size.
+    ("contract-summaries-ngram.yaml", "trtllm"): ["speculation.params.prompt_lookup_min"],
 }
 
 
@@ -56,6 +73,9 @@ def test_examples_round_trip_on_every_engine_they_can_run_on(name: str, engine: 
     data = load_example(name)
     if engine in RENDERABLE[name]:
         round_trip(data, engine)
+        notes = render(validate_document(data), engine).notes
+        dropped = [n.rsplit(": dropped ", 1)[1].split(" (")[0] for n in notes if n.startswith("lossy:")]
+        assert dropped == LOSSY.get((name, engine), []), notes
     else:
         with pytest.raises(ContractError) as info:
             render(validate_document(data), engine)

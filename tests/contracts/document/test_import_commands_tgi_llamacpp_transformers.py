@@ -250,12 +250,6 @@ REFUSED = [
         "--fim-qwen-7b-spec",
     ),
     (
-        "vllm",
-        "vllm-project/vllm#52258 (DFlash: out of the format's scope)",
-        """vllm serve Qwen/Qwen3.6-27B --speculative-config '{"method": "dflash", "model": "z-lab/Qwen3.6-27B-DFlash", "num_speculative_tokens": 10, "max_model_len": 12288}'""",  # noqa: E501 (quoted verbatim)
-        "method dflash",
-    ),
-    (
         "transformers",
         "issue 10's example: a generate() call with no model to read",
         "outputs = model.generate(..., assistant_early_exit=4)",

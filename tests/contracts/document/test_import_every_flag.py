@@ -16,6 +16,7 @@ import yaml
 from contracts_app.document import ContractError, import_command
 from contracts_app.document.engines import KNOWLEDGE, Feature, release_view
 from contracts_app.document.engines.params import Param, by_spelling
+from contracts_app.document.engines.verifiers import by_word
 
 # Serving words every command has: their import is the adapters' own tests'.
 _IDENTITY = ("target.", "compatibility.")
@@ -69,6 +70,7 @@ def _value(f: Feature, engine: str = "") -> Any:
         "speculation.params.token_schedule": [[1, 4, 7], [5, 8, 0]],
         "speculation.params.heterogeneous_vocab": True,
         "speculation.params.parallel_drafting": True,
+        "speculation.params.synthetic_acceptance_length": 2.5,
         "assets.name": "org/helper",
         "assets.mtp_assistant": "org/helper",
         "assets.revision": "abc1234",
@@ -150,7 +152,8 @@ def _command(engine: str, f: Feature) -> Any:
             "eagle": ["EAGLE", "--speculative-draft-model-path", "org/head"],
             "ngram": ["NGRAM"],
             "mtp": ["NEXTN"],
-        }[method if method in ("eagle", "ngram", "mtp") else "eagle"]
+            "dspark": ["DSPARK"],
+        }[method if method in ("eagle", "ngram", "mtp", "dspark") else "eagle"]
         argv = [
             "python",
             "-m",
@@ -216,6 +219,9 @@ def _landed(doc: dict[str, Any], f: Feature, value: Any) -> bool:
         return any(a.get("revision") == value for a in doc["assets"])
     if path == "speculation.method":
         return spec["method"] != "none"
+    if path == "speculation.verifier":  # engines/verifiers.py: the flag names the verifier
+        spelling = by_word(doc["target"]["engine"], f.name)
+        return spelling is not None and spec.get("verifier") == spelling.verifier
     return False
 
 
