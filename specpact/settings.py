@@ -373,9 +373,9 @@ ENDPOINT_ALLOWED_NETWORKS = env_str("ENDPOINT_ALLOWED_NETWORKS", _PRIVATE_NETWOR
 # CIDRs, loopback only by default; empty: every scrape needs a token. Checked here, so a
 # bad value fails at start-up rather than at the first scrape.
 METRICS_ALLOWED_NETWORKS = env_str("METRICS_ALLOWED_NETWORKS", "127.0.0.0/8,::1/128") or ""
-for _network in (p.strip() for p in METRICS_ALLOWED_NETWORKS.split(",")):
+for _network in filter(None, (p.strip() for p in METRICS_ALLOWED_NETWORKS.split(","))):
     try:
-        ipaddress.ip_network(_network, strict=False) if _network else None
+        ipaddress.ip_network(_network, strict=False)
     except ValueError:
         raise ImproperlyConfigured(
             f"METRICS_ALLOWED_NETWORKS: {_network!r} is not an address or CIDR"
@@ -486,6 +486,9 @@ SPECPACT_PUBLIC_URL = env_str("SPECPACT_PUBLIC_URL", "http://127.0.0.1:8000") or
 if not DEBUG:
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    # A Prometheus beside the web process scrapes it over plain HTTP (docs/observability.md);
+    # a redirect to HTTPS on gunicorn's own port would fail every scrape.
+    SECURE_REDIRECT_EXEMPT = [r"^metrics$"]
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
     SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31536000)

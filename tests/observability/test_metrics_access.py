@@ -115,3 +115,15 @@ def test_a_database_that_fails_while_checking_the_token_is_a_503(
     response = _get(key=issued.key)
     assert response.status_code == 503
     assert response.json()["code"] == "database_unavailable"
+
+
+def test_a_bad_allowlist_fails_at_start_up_naming_the_setting() -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "METRICS_ALLOWED_NETWORKS": "127.0.0.0/8,not-a-network"}
+    argv = [sys.executable, "-c", "import specpact.settings"]
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0
+    assert "METRICS_ALLOWED_NETWORKS: 'not-a-network' is not an address or CIDR" in done.stderr
