@@ -24,7 +24,7 @@ PYTEST_WORKERS ?= 2
 GUIDELLM_VENV := .venv-guidellm
 GUIDELLM_VERSION ?= 0.8.1
 
-.PHONY: demo test setup services chromium lint typecheck migrations-check deploy-check image-check \
+.PHONY: demo test setup services chromium prometheus lint typecheck migrations-check deploy-check image-check \
         test-fast test-integration test-browser test-slow bench clean
 
 # torch stays pinned in pyproject.toml: an unpinned torch would pull a multi-GB CUDA build.
@@ -61,6 +61,11 @@ services:
 chromium:
 	@command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
 
+# Debian's Prometheus 2.42 (with promtool) for the alert rules' unit tests and the real
+# scrape test (tests/support/prometheus.py); the test targets require it.
+prometheus:
+	@command -v promtool >/dev/null && command -v prometheus >/dev/null || { apt-get update -qq && apt-get install -y -qq prometheus >/dev/null; }
+
 lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -87,11 +92,12 @@ image-check: setup services
 TEST_TARGETS := test-fast test-integration test-browser test-slow
 $(TEST_TARGETS): export DATABASE_URL = $(TEST_DATABASE_URL)
 $(TEST_TARGETS): export SPECPACT_TEST_REDIS_URL = $(TEST_REDIS_URL)
+test-fast test-integration: export SPECPACT_REQUIRE_PROMETHEUS = 1
 
-test-fast: setup services
+test-fast: setup services prometheus
 	$(BIN)/pytest -m "not slow and not browser and not integration and not serial" -n $(PYTEST_WORKERS) -p no:cacheprovider || [ $$? -eq 5 ]
 
-test-integration: setup services
+test-integration: setup services prometheus
 	$(BIN)/pytest -m "(integration or serial) and not slow" -p no:cacheprovider || [ $$? -eq 5 ]
 
 test-browser: setup services chromium
@@ -101,7 +107,7 @@ test-browser: setup services chromium
 test-slow: setup $(VENV)/.llamacpp services
 	$(BIN)/pytest -m "slow" -p no:cacheprovider || [ $$? -eq 5 ]
 
-test: setup $(VENV)/.llamacpp services chromium lint typecheck migrations-check deploy-check image-check test-fast test-integration test-browser test-slow
+test: setup $(VENV)/.llamacpp services chromium prometheus lint typecheck migrations-check deploy-check image-check test-fast test-integration test-browser test-slow
 
 # Figures, not pass/fail: medians and ratios printed side by side (the machine is shared).
 $(GUIDELLM_VENV)/bin/guidellm:

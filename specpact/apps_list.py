@@ -17,6 +17,7 @@ PROJECT_APPS: tuple[str, ...] = (
     "live_app",
     "dashboard_app",
     "webhooks_app",
+    "observability_app",
 )
 
 if __name__ == "__main__":

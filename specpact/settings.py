@@ -7,6 +7,7 @@ under var/, DEBUG on. Production sets DEBUG=0, SECRET_KEY, ALLOWED_HOSTS, DATABA
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from pathlib import Path
 
@@ -368,6 +369,17 @@ AUDIT_FULL_VERIFY_INTERVAL_S = env_int("AUDIT_FULL_VERIFY_INTERVAL_S", 6 * 3600)
 # Link-local and metadata addresses are refused whatever this says (kernel/outbound.py).
 _PRIVATE_NETWORKS = "10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7"
 ENDPOINT_ALLOWED_NETWORKS = env_str("ENDPOINT_ALLOWED_NETWORKS", _PRIVATE_NETWORKS)
+# Who may scrape `/metrics` without a token (observability_app/access.py): comma-separated
+# CIDRs, loopback only by default; empty: every scrape needs a token. Checked here, so a
+# bad value fails at start-up rather than at the first scrape.
+METRICS_ALLOWED_NETWORKS = env_str("METRICS_ALLOWED_NETWORKS", "127.0.0.0/8,::1/128") or ""
+for _network in filter(None, (p.strip() for p in METRICS_ALLOWED_NETWORKS.split(","))):
+    try:
+        ipaddress.ip_network(_network, strict=False)
+    except ValueError:
+        raise ImproperlyConfigured(
+            f"METRICS_ALLOWED_NETWORKS: {_network!r} is not an address or CIDR"
+        ) from None
 # A probe (every request it sends together: connect, headers, body) ends within this many
 # seconds. Probes run on the control-plane worker, never in a web worker.
 ENDPOINT_PROBE_TIMEOUT_S = env_int("ENDPOINT_PROBE_TIMEOUT_S", 10)
@@ -474,6 +486,9 @@ SPECPACT_PUBLIC_URL = env_str("SPECPACT_PUBLIC_URL", "http://127.0.0.1:8000") or
 if not DEBUG:
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    # A Prometheus beside the web process scrapes it over plain HTTP (docs/observability.md);
+    # a redirect to HTTPS on gunicorn's own port would fail every scrape.
+    SECURE_REDIRECT_EXEMPT = [r"^metrics$"]
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
     SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31536000)

@@ -30,6 +30,7 @@ urlpatterns = [
     path("", include("workloads_app.urls")),
     path("", include("dashboard_app.urls")),
     path("", include("webhooks_app.urls")),
+    path("", include("observability_app.urls")),
 ]
 
 # Problem+json under /api/, the site's error pages elsewhere (kernel/error_views.py).
