@@ -22,6 +22,7 @@ from contracts_app.document import ContractDocument, render
 from contracts_app.document.adapters.llamacpp import spec_type
 from contracts_app.document.adapters.vllm import speculative_config
 from contracts_app.document.engines import KNOWLEDGE, asset_role
+from live_app.conformance.coverage import coverage_words, field_facts
 from live_app.conformance.fetch import Fetched, Fetcher, fact
 from worker.harness.acceptance.prometheus import Metrics, parse
 
@@ -52,6 +53,8 @@ class Outcome:
     # Whether the engine answered anything readable: an `unknown` endpoint that did (TGI,
     # which reports no speculation settings) can be benchmarked; one that didn't can't.
     reached: bool = False
+    facts: list[dict[str, Any]] = field(default_factory=list)  # coverage.field_facts
+    coverage: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -62,6 +65,8 @@ class Outcome:
             "reason": self.reason,
             "evidence": self.evidence,
             "reached": self.reached,
+            "facts": self.facts,
+            "coverage": self.coverage,
         }
 
 
@@ -71,7 +76,7 @@ class _Reading:
     def __init__(self) -> None:
         self.differences: list[dict[str, Any]] = []
         self.unknown: list[str] = []
-        self.checked: set[str] = set()
+        self.checked: dict[str, tuple[Any, Any]] = {}  # path → (contract, engine) compared
         self.fetched: dict[str, Fetched] = {}
         self.failures: list[str] = []
         self.counters: Counters | None = None
@@ -79,7 +84,7 @@ class _Reading:
         self.metrics_refused = ""  # why the endpoint's metrics_url may not be read, if so
 
     def compare(self, path: str, contract: Any, engine: Any) -> None:
-        self.checked.add(path)
+        self.checked[path] = (fact(contract), fact(engine))
         if _norm(contract) != _norm(engine):
             self.differences.append({"path": path, "contract": contract, "engine": fact(engine)})
 
@@ -396,10 +401,19 @@ def probe_engine(
     else:
         state = "conforms"
     reason = "; ".join(reading.failures)
-    if state == "unknown" and not reason:
+    if reading.fetched and not reading.reached:
+        # Nothing answered (404 on every path, refused, timed out): not "does not report".
+        every = [f"{f.url}: {f.failure}" for f in reading.fetched.values() if f.failure]
+        reason = "not reached: " + ("; ".join(every) or "nothing was asked")
+    elif state == "unknown" and not reason:
         reason = f"{engine} does not report the speculation settings: " + ", ".join(reading.unknown)
+    sources = [name for name, f in reading.fetched.items() if f.ok]
+    facts = field_facts(reading.checked, reading.differences, reading.unknown,
+                        reached=reading.reached, sources=sources)  # fmt: skip
     return Outcome(
         state=state,
+        facts=facts,
+        coverage=coverage_words(facts, engine, reached=reading.reached),
         differences=reading.differences,
         unknown=reading.unknown,
         evidence=reading.evidence(),
