@@ -16,10 +16,16 @@ def test_vllm_without_dev_mode_names_its_coverage(emulator: Any) -> None:
     )
     states = {f["field"]: f["state"] for f in outcome.facts}
     assert states["speculation.num_speculative_tokens"] == "verified"
-    assert states["speculation.method"] == "not_reported"
-    assert "vllm does not report" in outcome.coverage and "speculation.method" in outcome.coverage
+    # /metrics has the spec-decode counters (speculation is on), and not the method.
+    assert states["speculation.method"] == "speculates"
+    assert states["speculation.params.prompt_lookup_max"] == "not_reported"
+    assert "speculation.method" in outcome.unknown  # its value is not reported
     verified = sum(1 for s in states.values() if s == "verified")
     assert outcome.coverage.startswith(f"{verified} of {len(states)} fields verified")
+    assert "vLLM 0.24.0 says it is speculating (/metrics: spec_decode counters), not which method" in (
+        outcome.coverage
+    )
+    assert "vLLM 0.24.0 does not report speculation.params.prompt_lookup_min" in outcome.coverage
 
 
 def test_refused_endpoint_is_not_reached_not_unreported() -> None:
