@@ -55,7 +55,7 @@ def test_slots_that_only_say_they_speculate_conform_with_drafting_shown(emulator
     assert completion["timings.draft_n"] == 24 and completion["timings.draft_n_accepted"] == 5
     assert outcome.coverage == (
         "2 of 4 fields verified; llama.cpp b11434 says it is speculating (/slots: speculative; "
-        f"24 tokens drafted in a {PROBE_TOKENS}-token probe completion), not which method; "
+        f"24 tokens drafted in a probe completion of {PROBE_TOKENS} tokens), not which method; "
         "llama.cpp b11434 does not report speculation.params.prompt_lookup_max"
     )
 

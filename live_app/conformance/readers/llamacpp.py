@@ -68,9 +68,9 @@ def _said(slots: bool, drafted: int | None) -> str:
     """How the engine said it speculates, in words: its slots, and what the probe drafted."""
     parts = ["/slots: speculative"] if slots else []
     if drafted:
-        parts.append(f"{drafted} tokens drafted in a {PROBE_TOKENS}-token probe completion")
+        parts.append(f"{drafted} tokens drafted in a probe completion of {PROBE_TOKENS} tokens")
     elif drafted == 0:
-        parts.append(f"nothing drafted in a {PROBE_TOKENS}-token probe completion")
+        parts.append(f"nothing drafted in a probe completion of {PROBE_TOKENS} tokens")
     return f"speculating ({'; '.join(parts)})"
 
 
