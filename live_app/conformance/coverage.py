@@ -49,9 +49,12 @@ def field_facts(
     return facts
 
 
-def coverage_words(facts: list[dict[str, Any]], engine: str, *, reached: bool) -> str:
-    """The coverage in words; says only what the facts show. `engine`: the engine release
-    named as the engine table names it (e.g. "llama.cpp b11434")."""
+def coverage_words(
+    facts: list[dict[str, Any]], engine: str, *, reached: bool, seen: list[str] | None = None
+) -> str:
+    """The coverage in words; says only what the facts show, and what else the reader saw
+    (`seen`, e.g. drafting on a probe request). `engine`: the engine release named as the
+    engine table names it (e.g. "llama.cpp b11434")."""
     if not reached:
         return f"not reached: nothing {engine} answered could be read"
     if not facts:
@@ -66,4 +69,6 @@ def coverage_words(facts: list[dict[str, Any]], engine: str, *, reached: bool) -
         words += f"; {engine} says it is {f['observed']}, not which method"
     if by_state[NOT_REPORTED]:
         words += f"; {engine} does not report " + ", ".join(f["field"] for f in by_state[NOT_REPORTED])
+    if seen:
+        words += "; seen: " + "; ".join(seen)
     return words

@@ -114,7 +114,7 @@ def probe_engine(
     return Outcome(
         state=state,
         facts=facts,
-        coverage=coverage_words(facts, label, reached=told),
+        coverage=coverage_words(facts, label, reached=told, seen=reading.seen),
         differences=reading.differences,
         unknown=reading.unknown,
         evidence=reading.evidence(),

@@ -54,9 +54,9 @@ def test_slots_that_only_say_they_speculate_conform_with_drafting_shown(emulator
     completion = outcome.evidence["probe_completion"]["fields"]
     assert completion["timings.draft_n"] == 24 and completion["timings.draft_n_accepted"] == 5
     assert outcome.coverage == (
-        "2 of 4 fields verified; llama.cpp b11434 says it is speculating (/slots: speculative; "
-        f"24 tokens drafted in a probe completion of {PROBE_TOKENS} tokens), not which method; "
-        "llama.cpp b11434 does not report speculation.params.prompt_lookup_max"
+        "2 of 4 fields verified; llama.cpp b11434 says it is speculating (/slots: speculative), "
+        "not which method; llama.cpp b11434 does not report speculation.params.prompt_lookup_max; "
+        f"seen: 24 tokens drafted, 5 accepted, in a probe completion of {PROBE_TOKENS} tokens"
     )
 
 
@@ -75,6 +75,7 @@ def test_a_server_without_speculation_is_drifted_on_the_method(emulator: Any) ->
         {"path": "speculation.method", "contract": "ngram-simple", "engine": "none"}
     ]
     assert outcome.evidence["probe_completion"]["fields"]["timings.draft_n"] == 0  # nothing drafted
+    assert outcome.coverage.endswith(f"seen: nothing drafted in a probe completion of {PROBE_TOKENS} tokens")
 
 
 def test_a_speculating_server_for_a_contract_without_speculation_is_drifted(emulator: Any) -> None:

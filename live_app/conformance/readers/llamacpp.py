@@ -64,14 +64,14 @@ def _slot(slots: Fetched, slot_id: int | None) -> tuple[int, dict[str, Any] | No
     return at, slot
 
 
-def _said(slots: bool, drafted: int | None) -> str:
-    """How the engine said it speculates, in words: its slots, and what the probe drafted."""
-    parts = ["/slots: speculative"] if slots else []
-    if drafted:
-        parts.append(f"{drafted} tokens drafted in a probe completion of {PROBE_TOKENS} tokens")
-    elif drafted == 0:
-        parts.append(f"nothing drafted in a probe completion of {PROBE_TOKENS} tokens")
-    return f"speculating ({'; '.join(parts)})"
+def _drafting(done: Fetched, drafted: int | None) -> str | None:
+    """What the probe completion showed of drafting, in words; None without timings."""
+    if drafted is None:
+        return None
+    if drafted == 0:
+        return f"nothing drafted in a probe completion of {PROBE_TOKENS} tokens"
+    accepted = done.fields.get("timings.draft_n_accepted")
+    return f"{drafted} tokens drafted, {accepted} accepted, in a probe completion of {PROBE_TOKENS} tokens"
 
 
 def read(doc: ContractDocument, r: Reading, f: Fetcher, base: str, metrics_url: str) -> None:
@@ -80,7 +80,10 @@ def read(doc: ContractDocument, r: Reading, f: Fetcher, base: str, metrics_url: 
     r.keep("props", props)
     if props.ok and isinstance(props.data, dict) and props.saw("model_path", props.data.get("model_path")):
         compare_model(r, doc, str(props.data["model_path"]))
-    _, drafted, slot_id = _completion(r, f, base)
+    done, drafted, slot_id = _completion(r, f, base)
+    drafting = _drafting(done, drafted)
+    if drafting:
+        r.seen.append(drafting)
     slots = f.get(base, "/slots")
     r.keep("slots", slots)
     want_type = spec_type(doc) or ("none" if method == "none" else method)
@@ -97,13 +100,13 @@ def read(doc: ContractDocument, r: Reading, f: Fetcher, base: str, metrics_url: 
             got = ",".join(t.strip() for t in types.split(",") if t.strip() and t.strip() != "none")
             r.compare(METHOD, want_type, got)
         else:
-            r.speculates(want_type, True, _said(True, drafted))
+            r.speculates(want_type, True, "speculating (/slots: speculative)")
         n_max = slots.saw(f"[{at}].params.speculative.n_max", params.get("speculative.n_max"))
         if isinstance(n_max, int) and method != "none":
             r.compare(TOKENS, doc.speculation.num_speculative_tokens, n_max)
     elif drafted:
         # No /slots (disabled, or not this build's): the completion drafted, so it speculates.
-        r.speculates(want_type, True, _said(False, drafted))
+        r.speculates(want_type, True, "speculating (timings.draft_n of the probe completion)")
     read_ = read_metrics("llamacpp", r, f, base, metrics_url)
     if read_ is not None:
         samples, page = read_

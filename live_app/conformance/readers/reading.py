@@ -42,6 +42,9 @@ class Reading:
         self.counters: Counters | None = None
         self.reached = False
         self.metrics_refused = ""  # why the endpoint's metrics_url may not be read, if so
+        # What else the engine showed that bears on the contract, in words, for the coverage
+        # (e.g. llama.cpp's probe completion: "6 tokens drafted, 6 accepted, in …").
+        self.seen: list[str] = []
 
     def compare(self, path: str, contract: Any, engine: Any) -> None:
         self.partly.pop(path, None)
