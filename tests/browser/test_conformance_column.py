@@ -1,6 +1,6 @@
 """The overview shows a Conformance column in a real browser: each live endpoint with its
-state and the probe's coverage words; the route card shows the same. Screenshots under
-test-artifacts/browser/."""
+state and the probe's coverage words, within a phone's width too; the route card shows the
+same. Screenshots under test-artifacts/browser/."""
 
 from __future__ import annotations
 
@@ -37,6 +37,12 @@ def test_the_overview_has_a_conformance_column_with_coverage(
     assert cell.locator(".badge").inner_text() == "conforms"
     assert coverage in cell.inner_text().replace("\u200b", "")
     shots(page, "overview-conformance-column")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.reload()
+    wider = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    assert wider <= 1, f"the overview with its Conformance column is {wider} px wider than a 390 px phone"
+    shots(page, "overview-conformance-phone")
+    page.set_viewport_size({"width": 1400, "height": 1000})
 
     page.goto(f"{base}/routes/{route_v1.slug}/card/")
     fact = page.locator('[data-conformance="prod-eu"]')
