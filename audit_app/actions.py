@@ -30,8 +30,9 @@ FAMILIES: dict[str, dict[str, bool]] = {
     "drift": {"state_changed": WEBHOOK},
     # Someone asked for a probe of an endpoint (it sends requests out in their name).
     "probe": {"requested": TRAIL_ONLY},
-    # The acceptance watch raised an alert and proposed a rollback.
-    "acceptance": {"alert_raised": WEBHOOK},
+    # The acceptance watch raised an alert and proposed a rollback; or it saw the engine
+    # switch speculation off by itself (TensorRT-LLM's acceptance cut-off, live_app/services/watch.py).
+    "acceptance": {"alert_raised": WEBHOOK, "engine_switched_off": WEBHOOK},
     "route": {"created": TRAIL_ONLY, "updated": TRAIL_ONLY},
     "contract": {"uploaded": TRAIL_ONLY},
     "workload": {"uploaded": TRAIL_ONLY, "restored": TRAIL_ONLY, "deleted": TRAIL_ONLY},

@@ -113,6 +113,11 @@ class Probe(models.Model):
     evidence = models.JSONField(default=dict)
     # False: nothing the engine answered could be read (unreachable, refused, timed out).
     reached = models.BooleanField(default=True)
+    # One fact per contract field held against the engine (live_app/conformance/coverage.py:
+    # field, state verified|differs|speculates|not_reported|not_reached, expected, observed,
+    # source) and the coverage in words. Empty on probes stored before they were kept.
+    facts = models.JSONField(default=list)
+    coverage = models.TextField(blank=True)
     probed_at = models.DateTimeField()
     # Who asked: `user:<name>`, `token:<prefix>`, or the scheduled probes' `beat`.
     actor = models.CharField(max_length=150, blank=True)

@@ -47,6 +47,9 @@ def state_words(endpoint: Endpoint) -> str:
     words = f"{endpoint.name} {probe.state} (probed {when})"
     if probe.state == "unknown" and probe.reason:
         words += f": {probe.reason[:160]}"
+    elif probe.coverage:
+        # Conforms as far as the engine reports it: say how far (live_app/conformance/coverage.py).
+        words += f": {probe.coverage}"
     return words
 
 

@@ -1,7 +1,8 @@
 """Reads for the routes overview, the fleet view and the route card: every route with its
 active contract, the headline speedups of what is active NOW (the latest gated release
 whose candidate is the active version), its latest gate verdict, and its open release, in
-ONE query (subqueries on the releases table), whatever the number of routes or releases.
+ONE query (subqueries on the releases table), whatever the number of routes or releases;
+and its live endpoints' conformance in one more (a prefetch).
 
 A gated release that no longer speaks for the route (rolled back, rejected, superseded by
 another version) is history: its speedup is shown only as such, never as the route's."""
@@ -15,6 +16,7 @@ from django.db.models import OuterRef, QuerySet, Subquery
 
 from benchmarks_app.gate.wording import speedup_words
 from contracts_app.models import Route
+from dashboard_app.selectors.conformance import Conformance, conformance_of, live_endpoints_prefetch
 from dashboard_app.selectors.description import route_description
 from releases_app.choices import OPEN_STATES
 from releases_app.models import Release
@@ -69,6 +71,8 @@ class RouteRow:
     current_verdict: str | None = None
     # The latest gate's speedups when that release is not the active version's: history.
     history_speedups: list[Speedup] = field(default_factory=list)
+    # Each live endpoint's conformance (state and coverage words), by name.
+    conformance: list[Conformance] = field(default_factory=list)
 
     @property
     def description(self) -> str:
@@ -132,10 +136,12 @@ def _annotated(routes: QuerySet[Route]) -> QuerySet[Route]:
     )
 
 
-def route_rows(routes: QuerySet[Route] | None = None) -> list[RouteRow]:
+def route_rows(routes: QuerySet[Route] | None = None, *, conformance: bool = True) -> list[RouteRow]:
     """Routes (default: all; filtered by `contracts_app.filtersets.RouteFilterSet`) as
-    overview rows."""
+    overview rows; `conformance`: with their live endpoints' (one query more)."""
     qs = _annotated(routes if routes is not None else Route.objects.all()).order_by("slug")
+    if conformance:
+        qs = qs.prefetch_related(live_endpoints_prefetch())
     rows = []
     for route in qs:
         doc = route.active_version.document if route.active_version else {}
@@ -159,6 +165,7 @@ def route_rows(routes: QuerySet[Route] | None = None) -> list[RouteRow]:
                     if route.gated_release_id != route.current_release_id  # type: ignore[attr-defined]
                     else []
                 ),
+                conformance=[conformance_of(e) for e in getattr(route, "live_endpoints", [])],
             )
         )
     return rows

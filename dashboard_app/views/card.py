@@ -11,6 +11,7 @@ from django.utils import timezone
 from contracts_app.models import Route
 from contracts_app.views.pages import route_or_404
 from dashboard_app.selectors.checklist import Checklist, route_checklist
+from dashboard_app.selectors.conformance import conformance_lines
 from dashboard_app.selectors.description import route_description
 from dashboard_app.selectors.overview import RouteRow, route_rows
 
@@ -42,11 +43,13 @@ def speedup_lines(row: RouteRow | None) -> list[str]:
 @login_required
 def route_card(request: HttpRequest, slug: str) -> HttpResponse:
     route = route_or_404(slug)
+    row = _row(route)
     context = {
         "route": route,
         "active": route.active_version,
         "description": route_description(route),
-        "speedups": speedup_lines(_row(route)),
+        "speedups": speedup_lines(row),
+        "conformance": row.conformance if row else [],
         "checklist": route_checklist(route),
         "generated_at": timezone.now(),
         "nav": "routes",
@@ -57,11 +60,12 @@ def route_card(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 def route_card_markdown(request: HttpRequest, slug: str) -> HttpResponse:
     route = route_or_404(slug)
+    row = _row(route)
     text = card_markdown(
         route,
         route_checklist(route),
         base=request.build_absolute_uri("/").rstrip("/"),
-        speedups=speedup_lines(_row(route)),
+        speedups=[*speedup_lines(row), *conformance_lines(row.conformance if row else [])],
     )
     response = HttpResponse(text, content_type="text/markdown; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{route.slug}-route-card.md"'

@@ -70,8 +70,17 @@ class ProbeSerializer(serializers.ModelSerializer[Probe]):
     class Meta:
         model = Probe
         fields = ["state", "version", "differences", "unknown", "reason", "reached", "probed_at", "actor",
-                  "evidence"]  # fmt: skip
+                  "coverage", "facts", "evidence"]  # fmt: skip
         extra_kwargs = {
+            "coverage": {
+                "help_text": 'the coverage in words, e.g. "3 of 4 fields verified; llama.cpp b11434 does not '
+                'report speculation.params.prompt_lookup_max"; empty on probes stored before it was kept'
+            },
+            "facts": {
+                "help_text": "per contract field held against the engine: field, state (verified, differs, "
+                "speculates: it says only that it speculates, not_reported: that engine release does not say "
+                "it, not_reached), expected, observed, source (the reads that answered)"
+            },
             "actor": {"help_text": "who asked: user:<name>, token:<prefix>, or beat (the scheduled probes)"},
             "evidence": {"help_text": "per path read: url, status, failure (ours), fields compared, absent"},
         }
@@ -115,7 +124,8 @@ class EndpointSerializer(serializers.ModelSerializer[Endpoint]):
         if endpoint.last_probe is None:
             return None
         data = ProbeSerializer(endpoint.last_probe).data
-        data.pop("evidence", None)  # the list stays small; the detail and probe carry it
+        data.pop("evidence", None)  # the list stays small; the detail and probe carry them
+        data.pop("facts", None)
         return dict(data)
 
 

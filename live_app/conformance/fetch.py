@@ -90,18 +90,31 @@ class Fetcher:
     def get(self, base: str, path: str, *, want_json: bool = True) -> Fetched:
         # No path: `base` is the whole URL (a metrics_url), asked as written.
         url = urljoin(base.rstrip("/") + "/", path.lstrip("/")) if path else base
+        return self._ask("GET", url, None, want_json=want_json)
+
+    def post_json(self, base: str, path: str, body: dict[str, Any]) -> Fetched:
+        """A small request the probe sends (llama.cpp's probe completion), within the same
+        policy, deadline and size limit as its reads."""
+        url = urljoin(base.rstrip("/") + "/", path.lstrip("/"))
+        return self._ask("POST", url, json.dumps(body).encode(), want_json=True)
+
+    def _ask(self, method: str, url: str, content: bytes | None, *, want_json: bool) -> Fetched:
         out = Fetched(url=url)
         left = self.left_s()
         if left <= 0.05:
             out.failure = f"not asked: the probe's {self.deadline_s:g} s were spent"
             return out
+        headers = {"Accept": "application/json, text/plain", **self.headers}
+        if content is not None:
+            headers["Content-Type"] = "application/json"
         try:
             response = request(
-                "GET",
+                method,
                 url,
                 self.policy,
                 field_path="base_url",
-                headers={"Accept": "application/json, text/plain", **self.headers},
+                headers=headers,
+                content=content,
                 deadline_s=left,
                 max_bytes=self.max_bytes,
             )

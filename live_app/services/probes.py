@@ -163,6 +163,8 @@ def _store(endpoint: Endpoint, expected: Expected, outcome: Outcome, who: Actor)
             reason=outcome.reason[:4000],
             evidence=outcome.evidence,
             reached=outcome.reached,
+            facts=outcome.facts,
+            coverage=outcome.coverage[:4000],
             probed_at=probed_at,
             actor=who.label,
             requested_by=who.user,

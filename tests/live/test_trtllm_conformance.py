@@ -1,4 +1,4 @@
-"""TensorRT-LLM's conformance reader (live_app/conformance/trtllm.py) and the acceptance
+"""TensorRT-LLM's conformance reader (live_app/conformance/readers/trtllm.py) and the acceptance
 watch for an engine that switches speculation off by itself (issue 23 point 5).
 
 The /prometheus/metrics page below is written as tensorrt_llm/metrics/collector.py

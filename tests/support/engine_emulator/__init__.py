@@ -44,7 +44,8 @@ claim does not say how many tokens a step drafts):
   501) with ``llamacpp:spec_decode_num_draft_tokens_total``,
   ``…_num_accepted_tokens_total``, ``…_num_drafts_total`` and the per-position counter; one
   SSE event per token; the final event carries ``timings`` with ``draft_n`` and
-  ``draft_n_accepted``.
+  ``draft_n_accepted``; the native ``POST /completion`` (``prompt``, ``n_predict``), not
+  streamed, answers with ``id_slot`` and those ``timings``.
 - tgi: ``/info`` (no speculation field, as TGI has none), ``/health``, ``/v1/models``;
   ``/metrics`` with ``tgi_request_skipped_tokens`` (a summary: ``_sum``/``_count``); one SSE
   event per token. Claim: ``{"speculate": N}``.

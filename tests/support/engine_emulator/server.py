@@ -17,7 +17,7 @@ from tests.support.engine_emulator.config import (
     build_parser,
     settings_from_args,
 )
-from tests.support.engine_emulator.state import Engine
+from tests.support.engine_emulator.state import Engine, token_ids
 from tests.support.engine_emulator.streaming import Completions, error
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -73,6 +73,7 @@ def _shape_routes(app: web.Application, engine: Engine) -> None:
         router.add_get("/props", _json(lambda: shapes.llamacpp_props(engine)))
         router.add_get("/slots", _json(lambda: shapes.llamacpp_slots(engine)))
         router.add_get("/v1/models", _json(lambda: shapes.llamacpp_models(engine)))
+        router.add_post("/completion", lambda request: _llamacpp_completion(request, engine))
 
         async def metrics(request: web.Request) -> web.StreamResponse:
             if not s.llamacpp_metrics:  # llama-server answers 501 (ERROR_TYPE_NOT_SUPPORTED)
@@ -87,6 +88,37 @@ def _shape_routes(app: web.Application, engine: Engine) -> None:
         router.add_get("/info", _json(lambda: shapes.tgi_info(engine)))
         router.add_get("/v1/models", _json(lambda: shapes.tgi_models(engine)))
         router.add_get("/metrics", _metrics(lambda: shapes.tgi_metrics(engine)))
+
+
+async def _llamacpp_completion(request: web.Request, engine: Engine) -> web.StreamResponse:
+    """llama-server's native ``POST /completion``, not streamed: the whole answer at once,
+    with ``id_slot`` and ``timings`` (``draft_n``/``draft_n_accepted`` only when something
+    was drafted), as ``server_task_result_cmpl_final::to_json_non_oaicompat`` writes it
+    (ggml-org/llama.cpp tools/server/server-task.cpp)."""
+    try:
+        body = await request.json()
+    except ValueError:
+        return web.json_response({"error": {"code": 400, "message": "the body is not JSON"}}, status=400)
+    n_predict = body.get("n_predict", 16) if isinstance(body, dict) else None
+    if not isinstance(n_predict, int) or not isinstance(body.get("prompt"), str):
+        return web.json_response({"error": {"code": 400, "message": "prompt, n_predict"}}, status=400)
+    engine.active += 1
+    try:
+        sizes = engine.plan(max(1, n_predict))
+        for k in sizes:
+            engine.step_written(k, 0)
+    finally:
+        engine.active -= 1
+    s, total = engine.settings, sum(sizes)
+    timings: dict[str, Any] = {"prompt_n": len(body["prompt"].split()), "predicted_n": total}
+    if s.speculative and sizes:
+        timings.update(draft_n=s.draft_tokens * len(sizes), draft_n_accepted=total - len(sizes))
+    # Counted as a request (the slot shows its params after it), not in /truth: no stream.
+    engine.counters.requests += 1
+    engine.counters.prompt_tokens += timings["prompt_n"]
+    text = "".join(f" w{t}" for t in token_ids(body["prompt"], total))
+    return web.json_response({"content": text, "id_slot": 0, "stop": True, "tokens_predicted": total,
+                              "timings": timings})  # fmt: skip
 
 
 def _admin_routes(app: web.Application, engine: Engine) -> None:

@@ -11,22 +11,23 @@ iteration's `specDecodingStats` to the counters `trtllm_spec_decode_num_draft_to
 and `trtllm_spec_decode_num_accepted_tokens_total` (only with `enable_iter_perf_stats:
 true` in the LLM args, which the render sets). /v1/models names the served model.
 
-The reader is plugged into the probe's READERS (live_app/conformance/probe.py); it uses the
-probe's own reading, comparison and Prometheus parser (worker/harness/acceptance/prometheus.py).
+Plugged into READERS (live_app/conformance/readers/__init__.py); it uses the readers' own
+reading, comparison and metrics page (readers/metrics.py, the Prometheus parser of
+worker/harness/acceptance/prometheus.py).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from contracts_app.document import ContractDocument
 from contracts_app.document.adapters.trtllm import speculative_config
 from contracts_app.document.engines import KNOWLEDGE, asset_role
-from worker.harness.acceptance.prometheus import Metrics, parse
-
-if TYPE_CHECKING:
-    from live_app.conformance.fetch import Fetched, Fetcher
-    from live_app.conformance.probe import Counters, _Reading
+from live_app.conformance.fetch import Fetched, Fetcher
+from live_app.conformance.readers.metrics import read_metrics, total
+from live_app.conformance.readers.models import compare_model, models_seen, same_model
+from live_app.conformance.readers.reading import METHOD, TOKENS, Counters, Reading
+from worker.harness.acceptance.prometheus import Metrics
 
 ENGINE = "trtllm"
 METRICS_PATH = "/prometheus/metrics"
@@ -34,8 +35,6 @@ INFO = "trtllm_speculative_config_info"
 DRAFTED = "trtllm_spec_decode_num_draft_tokens_total"
 ACCEPTED = "trtllm_spec_decode_num_accepted_tokens_total"
 GENERATED = "trtllm_generation_tokens_total"
-METHOD = "speculation.method"
-TOKENS = "speculation.num_speculative_tokens"
 _TRUE = {"true", "1", "yes"}
 
 
@@ -59,43 +58,30 @@ def info_labels(samples: Metrics) -> dict[str, str] | None:
 
 
 def counters_of(samples: Metrics, page: Fetched) -> Counters | None:
-    from live_app.conformance.probe import Counters, _total
-
-    drafted, accepted = _total(samples, DRAFTED, page), _total(samples, ACCEPTED, page)
+    drafted, accepted = total(samples, DRAFTED, page), total(samples, ACCEPTED, page)
     if drafted is None or accepted is None:
         return None
-    generated = _total(samples, GENERATED, page)
+    generated = total(samples, GENERATED, page)
     return Counters(f"trtllm {METRICS_PATH}", drafted, accepted, None, generated_tokens=generated)
 
 
-def read(doc: ContractDocument, r: _Reading, f: Fetcher, base: str, metrics_url: str) -> None:
-    from live_app.conformance.fetch import Fetched
-    from live_app.conformance.probe import _compare_model, _models_seen, _same_model
-
+def read(doc: ContractDocument, r: Reading, f: Fetcher, base: str, metrics_url: str) -> None:
     method = doc.speculation.method
     models = f.get(base, "/v1/models")
     r.keep("v1_models", models)
     if models.ok:
-        _compare_model(r, doc, *_models_seen(models))
-    if metrics_url and r.metrics_refused:
-        page = Fetched(url=metrics_url, failure=f"not read: metrics_url {r.metrics_refused}")
-    else:
-        page = f.get(metrics_url or base, "" if metrics_url else METRICS_PATH, want_json=False)
-    r.keep("metrics", page)
-    samples = parse(page.text) if page.ok else None
-    if samples is not None and not any(name.startswith("trtllm_") for name in samples.samples):
-        page.failure = "no trtllm metrics on the page"
-        r.failures.append(f"{page.url}: no trtllm metrics on the page")
-        samples = None
-    if samples is not None:
-        _compare_info(doc, r, samples, page, _same_model)
-        r.counters = counters_of(samples, page)
+        compare_model(r, doc, *models_seen(models))
+    page = read_metrics(ENGINE, r, f, base, metrics_url, path=METRICS_PATH)
+    if page is not None:
+        samples, fetched = page
+        _compare_info(doc, r, samples, fetched, same_model)
+        r.counters = counters_of(samples, fetched)
     if method != "none":
         r.not_reported(TOKENS)
     r.not_reported(METHOD)
 
 
-def _compare_info(doc: ContractDocument, r: _Reading, samples: Metrics, page: Fetched, same: Any) -> None:
+def _compare_info(doc: ContractDocument, r: Reading, samples: Metrics, page: Fetched, same: Any) -> None:
     method = doc.speculation.method
     labels = info_labels(samples)
     enabled = page.saw(f"{INFO}{{spec_enabled}}", labels.get("spec_enabled") if labels else None)
