@@ -194,6 +194,9 @@ def sso_sign_in(*, username: str, email: str, groups: list[str], role: str, issu
                 after={"username": username, "role": role, "source": "oidc", "issuer": issuer},
             )
         else:
+            if not user.is_active:
+                # Deactivated here: the provider can't bring them back (nor is it a sign-in).
+                raise Forbidden(f"{username!r} is deactivated in SpecPact.")
             if user.has_usable_password():
                 # A local account of that name: a provider's user must not take it over.
                 raise Conflict(

@@ -17,7 +17,7 @@ from accounts_app.selectors import user_role
 from accounts_app.services import sso_sign_in
 from accounts_app.sso import SpecPactOIDCBackend, username_for
 from audit_app.models import AuditEvent
-from kernel.errors import Conflict
+from kernel.errors import Conflict, Forbidden
 
 ISSUER = "https://idp.example.test/realms/ml"
 KEY = rsa.generate_private_key(public_exponent=65537, key_size=2048)
@@ -102,3 +102,23 @@ def test_it_is_off_by_default() -> None:
     assert b"Sign in with" not in client.get("/login/").content
     assert client.get("/oidc/authenticate/").status_code == 404
     assert client.get("/oidc/callback/?code=x&state=y").status_code == 404
+
+
+@pytest.mark.django_db
+def test_a_deactivated_user_stays_out_and_unchanged() -> None:
+    user = sso_sign_in(username="oidc-9", email="", groups=[], role="viewer", issuer=ISSUER)
+    type(user).objects.filter(pk=user.pk).update(is_active=False)
+    with pytest.raises(Forbidden):
+        sso_sign_in(username="oidc-9", email="", groups=["admins"], role="admin", issuer=ISSUER)
+    assert AuditEvent.objects.filter(object_id="oidc-9", action="login.sso").count() == 1
+    assert not AuditEvent.objects.filter(object_id="oidc-9", action="user.role_changed").exists()
+
+
+@pytest.mark.django_db
+def test_a_local_user_logs_out_locally_with_sso_on(backend: SpecPactOIDCBackend, viewer: Any) -> None:
+    client = Client()
+    client.force_login(viewer)
+    assert client.get("/logout/").status_code == 405  # still POST only
+    out = client.post("/logout/")
+    assert (out.status_code, out["Location"]) == (302, "http://testserver/login/")
+    assert client.get("/tokens/").status_code == 302
