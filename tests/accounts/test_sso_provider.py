@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 from django.contrib.auth import get_user_model
+from django.db import connections
 
 from accounts_app.selectors import user_role
 from audit_app.models import AuditEvent
@@ -24,7 +25,12 @@ _CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 
 
 @pytest.fixture
-def provider(tmp_path: Path, live_server: Any, settings: Any) -> Iterator[OidcProvider]:
+def provider(
+    tmp_path: Path, live_server: Any, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[OidcProvider]:
+    # The live server's request threads close their connections when done (persistent
+    # ones would outlive the test and block dropping the test database).
+    monkeypatch.setitem(connections.settings["default"], "CONN_MAX_AGE", 0)
     with OidcProvider(tmp_path / "provider", rp_base_url=live_server.url) as running:
         for name, value in running.rp_settings().items():
             setattr(settings, name, value)
