@@ -92,6 +92,7 @@ def test_a_tampered_id_token_is_refused(provider: OidcProvider, live_server: Any
     provider.tamper(True)
     client, back = _sign_in(live_server.url, provider, "bob")
     assert back.status_code == 400 and back.url.path == "/oidc/callback/"
+    assert "Sign-in through Test Provider was refused: JWS token verification failed." in back.text
     assert not get_user_model().objects.filter(username__startswith="oidc-").exists()
     assert client.get(f"{live_server.url}/tokens/").url.path == "/login/"  # not signed in
 
