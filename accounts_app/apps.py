@@ -6,5 +6,6 @@ class AccountsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        # Registers the token scheme with drf-spectacular (import side effect).
-        from accounts_app import schema  # noqa: F401
+        # Import side effects: the token scheme registers with drf-spectacular, the
+        # OIDC_ROLE_MAPPING system check with Django.
+        from accounts_app import schema, sso  # noqa: F401

@@ -168,3 +168,51 @@ def user_set_role(*, user: Any, role: str, actor: Actor | Any) -> UserRole:
             after={"role": role},
         )
     return row
+
+
+def sso_sign_in(*, username: str, email: str, groups: list[str], role: str, issuer: str) -> Any:
+    """The user an OpenID Connect sign-in stands for, created on the first one, with `role`
+    (from accounts_app/sso_mapping.py) set again each time, so a user taken out of a
+    group loses its role here. Audited: `user.created` (first time), `user.role_changed`
+    (when the role moves), `login.sso` (every sign-in, with the groups it came with)."""
+    _check_role(role)
+    user_model = get_user_model()
+    with transaction.atomic():
+        user = user_model.objects.select_for_update().filter(username=username).first()
+        created = user is None
+        if user is None:
+            user = user_model(username=username, email=email)
+            user.set_unusable_password()  # a provider's user never signs in with a password here
+            user.full_clean(exclude=["password"])
+            user.save()
+            UserRole.objects.create(user=user, role=role)
+            audit_record(
+                actor=user,
+                action="user.created",
+                obj_type="user",
+                obj_id=username,
+                after={"username": username, "role": role, "source": "oidc", "issuer": issuer},
+            )
+        else:
+            if not user.is_active:
+                # Deactivated here: the provider can't bring them back (nor is it a sign-in).
+                raise Forbidden(f"{username!r} is deactivated in SpecPact.")
+            if user.has_usable_password():
+                # A local account of that name: a provider's user must not take it over.
+                raise Conflict(
+                    f"{username!r} is a local account; it can't be signed into through the provider.",
+                    code="user_exists",
+                )
+            if email and user.email != email:
+                user.email = email
+                user.save(update_fields=["email"])
+            if user_role(user) != role:
+                user_set_role(user=user, role=role, actor=user)
+        audit_record(
+            actor=user,
+            action="login.sso",
+            obj_type="user",
+            obj_id=username,
+            after={"issuer": issuer, "groups": sorted(groups), "role": role, "created": created},
+        )
+    return user

@@ -56,7 +56,8 @@ FAMILIES: dict[str, dict[str, bool]] = {
     },
     "user": {"created": TRAIL_ONLY, "role_changed": TRAIL_ONLY},
     "token": {"issued": TRAIL_ONLY, "revoked": TRAIL_ONLY},
-    "login": {"locked_out": TRAIL_ONLY},
+    # `login.sso`: a sign-in through the OpenID Connect provider (accounts_app/sso.py).
+    "login": {"locked_out": TRAIL_ONLY, "sso": TRAIL_ONLY},
     # Webhooks' own events never go out as webhooks: a dead delivery would send another.
     "webhook": {
         "created": TRAIL_ONLY,

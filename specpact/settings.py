@@ -119,6 +119,54 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "routes-overview"
 LOGOUT_REDIRECT_URL = "login"
 
+# Single sign-on through an OpenID Connect provider (docs/sso.md), beside local accounts:
+# off unless OIDC_RP_CLIENT_ID is set. The names of the settings read by
+# mozilla-django-oidc are its own (mozilla/mozilla-django-oidc 5.0.2,
+# mozilla_django_oidc/auth.py and views.py, `get_settings(...)`). The client secret is read
+# like every secret here: from the environment or from OIDC_RP_CLIENT_SECRET_FILE.
+OIDC_RP_CLIENT_ID = env_str("OIDC_RP_CLIENT_ID", "") or ""
+OIDC_ENABLED = bool(OIDC_RP_CLIENT_ID)
+OIDC_RP_CLIENT_SECRET = env_str("OIDC_RP_CLIENT_SECRET", "") or ""
+OIDC_PROVIDER_NAME = env_str("OIDC_PROVIDER_NAME", "single sign-on") or "single sign-on"
+OIDC_OP_ISSUER = env_str("OIDC_OP_ISSUER", "") or ""
+OIDC_OP_AUTHORIZATION_ENDPOINT = env_str("OIDC_OP_AUTHORIZATION_ENDPOINT", "") or ""
+OIDC_OP_TOKEN_ENDPOINT = env_str("OIDC_OP_TOKEN_ENDPOINT", "") or ""
+OIDC_OP_USER_ENDPOINT = env_str("OIDC_OP_USER_ENDPOINT", "") or ""
+OIDC_OP_JWKS_ENDPOINT = env_str("OIDC_OP_JWKS_ENDPOINT", "") or ""
+OIDC_OP_END_SESSION_ENDPOINT = env_str("OIDC_OP_END_SESSION_ENDPOINT", "") or ""
+OIDC_GROUPS_CLAIM = env_str("OIDC_GROUPS_CLAIM", "groups") or "groups"
+OIDC_ROLE_MAPPING = env_str("OIDC_ROLE_MAPPING", "") or ""
+# ID tokens are checked as RS256 JWS against the provider's JWKS (signature, alg, exp by
+# PyJWT; nonce by mozilla-django-oidc; iss and aud by accounts_app/sso.py).
+OIDC_RP_SIGN_ALGO = "RS256"
+OIDC_RP_SCOPES = env_str("OIDC_RP_SCOPES", "openid email profile") or "openid email profile"
+OIDC_USE_NONCE = True
+OIDC_USE_PKCE = True
+OIDC_TIMEOUT = env_float("OIDC_TIMEOUT_S", 10.0)
+# Kept for the provider's end_session `id_token_hint` at logout.
+OIDC_STORE_ID_TOKEN = True
+OIDC_OP_LOGOUT_URL_METHOD = "accounts_app.sso.provider_logout_url"
+LOGIN_REDIRECT_URL_FAILURE = "login"
+AUTHENTICATION_BACKENDS = [
+    "django.contrib.auth.backends.ModelBackend",
+    *(["accounts_app.sso.SpecPactOIDCBackend"] if OIDC_ENABLED else []),
+]
+if OIDC_ENABLED:
+    _missing = [
+        name
+        for name in (
+            "OIDC_RP_CLIENT_SECRET",
+            "OIDC_OP_ISSUER",
+            "OIDC_OP_AUTHORIZATION_ENDPOINT",
+            "OIDC_OP_TOKEN_ENDPOINT",
+            "OIDC_OP_USER_ENDPOINT",
+            "OIDC_OP_JWKS_ENDPOINT",
+        )
+        if not globals()[name]
+    ]
+    if _missing:
+        raise ImproperlyConfigured(f"OIDC_RP_CLIENT_ID is set, so these are required: {', '.join(_missing)}")
+
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
