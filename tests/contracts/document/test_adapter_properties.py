@@ -90,6 +90,13 @@ def contracts(draw: st.DrawFn) -> dict[str, Any]:
                 params["prompt_lookup_min"] = low
             if expressible(view, "prompt_lookup_max", method, variant) and draw(st.booleans()):
                 params["prompt_lookup_max"] = high
+        if engine == "llamacpp" and view.concept("spec_type_list") is not None and draw(st.booleans()):
+            # A stacked --spec-type list: n-gram types after the method's own (#22838).
+            own = f"ngram-{variant}" if method == "ngram" else None
+            pool = sorted(f.name for f in view.features("method") if f.method == "ngram" and f.name != own)
+            params["fallback_types"] = draw(
+                st.lists(st.sampled_from(pool), min_size=1, max_size=3, unique=True)
+            )
         if method == "early_exit":
             params["early_exit_layer"] = draw(st.integers(1, 30))
         if engine == "sglang" and method in ("eagle", "eagle3", "mtp", "draft_model") and draw(st.booleans()):
