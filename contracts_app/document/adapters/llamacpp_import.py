@@ -150,7 +150,11 @@ def _type(args: Args, sk: Skeleton, view: ReleaseView, draft: str | None) -> Kin
                 f"{name} after the first type: a fallback that loads its own checkpoint is a second "
                 "route; specpact/v1 holds n-gram fallbacks only",
             )
-        elif f"ngram-{kind[1]}" not in fallbacks and (first[0], first[1]) != kind:
+        elif f"ngram-{kind[1]}" in fallbacks or (first[0], first[1]) == kind:
+            sk.say(
+                "speculation.params.fallback_types", f"{name} is listed again in --spec-type {raw}: read once"
+            )
+        else:
             fallbacks.append(f"ngram-{kind[1]}")
     return first[0], first[1], fallbacks
 

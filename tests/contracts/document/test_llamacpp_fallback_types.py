@@ -123,3 +123,15 @@ def test_translating_to_another_engine_drops_the_list_and_says_so() -> None:
     moved, notes = translate(validate_document(_mtp(fallbacks=["ngram-mod"])), "sglang")
     assert moved.speculation.params is None or moved.speculation.params.fallback_types is None
     assert any("fallback_types" in n for n in notes), notes
+
+
+def test_a_type_named_twice_in_the_command_is_read_once_and_said() -> None:
+    result = import_command(
+        "llamacpp", "llama-server -m t.gguf --spec-type ngram-mod,ngram-simple,ngram-mod,ngram-simple"
+    )
+    assert result.document["speculation"]["params"] == {
+        "ngram_variant": "mod",
+        "fallback_types": ["ngram-simple"],
+    }
+    said = [e.message for e in result.unresolved if e.path == PATH]
+    assert len(said) == 2 and all("listed again" in m for m in said), said
