@@ -134,6 +134,23 @@ def _describe(tok: TokenizerRef) -> str:
     return f"{tok.name}@{tok.revision}" if tok.revision else tok.name
 
 
+def _fallback_types(doc: ContractDocument) -> Iterator[FieldError]:
+    """llama.cpp's stacked --spec-type list: the method's own type first, then these."""
+    p, path = doc.speculation.params, "speculation.params.fallback_types"
+    assert p is not None and p.fallback_types is not None
+    if doc.target.engine != "llamacpp":
+        yield FieldError(path, "a list of --spec-type fallbacks is llama.cpp's; other engines run one method")
+        return
+    own = f"ngram-{p.ngram_variant or 'simple'}" if doc.speculation.method == "ngram" else None
+    seen: set[str] = set()
+    for i, name in enumerate(p.fallback_types):
+        if name == own:
+            yield FieldError(f"{path}[{i}]", f"{name} is the method's own type, already tried first")
+        elif name in seen:
+            yield FieldError(f"{path}[{i}]", f"{name} is listed twice")
+        seen.add(name)
+
+
 def _params(doc: ContractDocument) -> Iterator[FieldError]:
     p = doc.speculation.params
     method, engine = doc.speculation.method, doc.target.engine
@@ -166,6 +183,8 @@ def _params(doc: ContractDocument) -> Iterator[FieldError]:
             yield FieldError(
                 "speculation.params.ngram_variant", f"applies to method ngram only, not {method}"
             )
+    if p.fallback_types is not None:
+        yield from _fallback_types(doc)
     if p.heterogeneous_vocab:
         if method != "draft_model":
             yield FieldError("speculation.params.heterogeneous_vocab", "applies to method draft_model only")

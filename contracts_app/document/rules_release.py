@@ -23,10 +23,18 @@ _PARAMS = (
     "min_speculative_tokens",
     "eagle_topk",
     "num_draft_tokens",
+    "fallback_types",
 )
 # Settings rules.py already refuses for a whole engine (one error per problem).
 _ENGINE_LEVEL = frozenset(
-    {"eagle_topk", "num_draft_tokens", "token_schedule", "heterogeneous_vocab", "parallel_drafting"}
+    {
+        "eagle_topk",
+        "num_draft_tokens",
+        "token_schedule",
+        "heterogeneous_vocab",
+        "parallel_drafting",
+        "fallback_types",
+    }
 )
 OFF_ABOVE = "compatibility.batching.speculation_off_above_batch_size"
 
@@ -221,6 +229,14 @@ def _engine_specific(doc: ContractDocument, view: ReleaseView) -> Iterator[Field
             f"{view.label}'s ngram-cache drafts {NGRAM_CACHE_TOKENS} tokens and no flag changes it "
             f"(measured on b11434); say {NGRAM_CACHE_TOKENS} or use another n-gram variant",
         )
+    fallbacks = spec.params.fallback_types if spec.params else None
+    if engine == "llamacpp" and fallbacks and view.concept("spec_type_list") is not None:
+        types = set(view.names("method"))
+        for i, name in enumerate(fallbacks):
+            if name not in types:
+                yield FieldError(
+                    f"speculation.params.fallback_types[{i}]", f"{view.label} has no type {name}"
+                )
     counted = spec.method in ("draft_model", "early_exit") or (
         spec.method == "mtp" and doc.asset("mtp_assistant")
     )

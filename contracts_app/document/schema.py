@@ -89,6 +89,16 @@ class SpeculationParams(_Model):
     ngram_variant: Literal["simple", "mod", "cache", "map-k", "map-k4v"] | None = Field(
         default=None, description="llama.cpp only: which n-gram drafter (--spec-type ngram-<variant>)."
     )
+    fallback_types: (
+        list[Literal["ngram-simple", "ngram-map-k", "ngram-map-k4v", "ngram-mod", "ngram-cache"]] | None
+    ) = Field(
+        default=None,
+        min_length=1,
+        max_length=4,
+        description="llama.cpp only (b9246 and later): n-gram types tried, in order, after the method's "
+        "own when it drafts nothing (`--spec-type draft-mtp,ngram-mod`); each at llama-server's "
+        "defaults. They need no checkpoint, so the contract's assets stay the method's.",
+    )
     heterogeneous_vocab: bool | None = Field(
         default=None,
         description="draft_model: the draft may use a different tokenizer; only where the engine has "

@@ -38,6 +38,8 @@ def speculation_flags(doc: ContractDocument, view: ReleaseView) -> list[tuple[st
     the token count and the lookup length, each in the spelling this build reads."""
     spec, p = doc.speculation, doc.speculation.params
     kind = spec_type(doc)
+    if kind and p and p.fallback_types:  # a stacked list: tried in order (engines/llamacpp.py)
+        kind = ",".join([kind, *p.fallback_types])
     out: list[tuple[str, str]] = [("--spec-type", kind)] if kind else []
     role = asset_role(spec.method)
     asset = doc.asset(role) if role else None

@@ -111,13 +111,15 @@ def import_argv(argv: list[str] | str, engine_version: str | None = None) -> Imp
     return result
 
 
-def _type(args: Args, sk: Skeleton, view: ReleaseView, draft: str | None) -> tuple[str, str | None] | None:
-    """(contract method, n-gram variant) of --spec-type, or None for no speculation."""
+Kind = tuple[str, str | None, list[str]]  # contract method, n-gram variant, fallback types
+
+
+def _type(args: Args, sk: Skeleton, view: ReleaseView, draft: str | None) -> Kind | None:
+    """(contract method, n-gram variant, fallback types) of --spec-type, or None for no
+    speculation. A comma list is tried in order (engines/llamacpp.py, #22838): the first type
+    is the contract's method, n-gram types after it are speculation.params.fallback_types."""
     raw = args.take("--spec-type")
     types = [t.strip().replace("_", "-") for t in (raw or "").split(",") if t.strip() and t.strip() != "none"]
-    if len(types) > 1:
-        sk.refuse(f"--spec-type {raw}", "a chain of speculation types: a contract names one method")
-        return None
     if not types:
         old_style = view.method("draft_model")
         if draft and old_style is not None and old_style.name == "-md":
@@ -125,7 +127,7 @@ def _type(args: Args, sk: Skeleton, view: ReleaseView, draft: str | None) -> tup
                 "speculation.method",
                 f"a draft model without --spec-type: {view.label} runs it from -md alone",
             )
-            return "draft_model", None
+            return "draft_model", None, []
         if draft:
             sk.say(
                 "speculation.method",
@@ -134,7 +136,31 @@ def _type(args: Args, sk: Skeleton, view: ReleaseView, draft: str | None) -> tup
                 "draft model is loaded but unused",
             )
         return None
-    name = types[0]
+    first = _method_of(types[0], sk)
+    if first is None:
+        return None
+    fallbacks: list[str] = []
+    for name in types[1:]:
+        kind = _method_of(name, sk)
+        if kind is None:
+            continue
+        if kind[0] != "ngram":
+            sk.refuse(
+                f"--spec-type {raw}",
+                f"{name} after the first type: a fallback that loads its own checkpoint is a second "
+                "route; specpact/v1 holds n-gram fallbacks only",
+            )
+        elif f"ngram-{kind[1]}" in fallbacks or (first[0], first[1]) == kind:
+            sk.say(
+                "speculation.params.fallback_types", f"{name} is listed again in --spec-type {raw}: read once"
+            )
+        else:
+            fallbacks.append(f"ngram-{kind[1]}")
+    return first[0], first[1], fallbacks
+
+
+def _method_of(name: str, sk: Skeleton) -> tuple[str, str | None] | None:
+    """(contract method, n-gram variant) of one --spec-type name; None once refused."""
     if name in _OLD_TYPES:
         sk.say(
             "argv",
@@ -144,7 +170,7 @@ def _type(args: Args, sk: Skeleton, view: ReleaseView, draft: str | None) -> tup
         name = _OLD_TYPES[name]
     feats = [f for f in KNOWLEDGE.features if f.kind == "method" and f.name == name]
     if not feats:
-        raise import_error(f"--spec-type {raw} has no contract method")
+        raise import_error(f"--spec-type {name} has no contract method")
     if feats[0].method is None:
         sk.refuse(
             f"--spec-type {name}",
@@ -163,11 +189,14 @@ def _speculation(
     kind = _type(args, sk, view, draft)
     if kind is None:
         return {"method": "none"}, []
-    method, variant = kind
+    method, variant, fallbacks = kind
     speculation: dict[str, Any] = {"method": method}
     params: dict[str, Any] = {}
     if variant and variant != "simple":
         params["ngram_variant"] = variant
+    if fallbacks:
+        params["fallback_types"] = fallbacks
+    _fallback_flags(args, sk, fallbacks)
     tokens = _count(args, sk, view, method, variant, _TOKENS, "speculation.num_speculative_tokens")
     if tokens is not None:
         speculation["num_speculative_tokens"] = tokens
@@ -216,6 +245,26 @@ def _speculation(
     elif draft:
         sk.say("assets", f"draft model {draft!r} is not used by {method}; ignored")
     return speculation, assets
+
+
+def _fallback_flags(args: Args, sk: Skeleton, fallbacks: list[str]) -> None:
+    """The fallback types' own flags (--spec-ngram-mod-n-match …): the contract runs them at
+    llama-server's defaults, so each is left out for review, with the default it falls back to."""
+    for name in fallbacks:
+        variant = name.removeprefix("ngram-")
+        for feat in KNOWLEDGE.features:
+            if feat.kind != "flag" or feat.method != "ngram" or feat.variant != variant:
+                continue
+            given = next((s for s in feat.spellings if args.given(s)), None)
+            if given is None or feat.replaced_by:
+                continue
+            value = args.take(given)
+            default = f" (llama-server's default: {feat.default})" if feat.default else ""
+            sk.say(
+                "speculation.params.fallback_types",
+                f"{args.spelled.get(given, given)} {value} sets the fallback type {name}, which specpact/v1 "
+                f"runs at its defaults{default}; left out",
+            )
 
 
 def _count(

