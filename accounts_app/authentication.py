@@ -8,10 +8,10 @@ from typing import Any
 
 from django.utils import timezone
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
-from rest_framework.exceptions import AuthenticationFailed
+from rest_framework.exceptions import AuthenticationFailed, PermissionDenied
 from rest_framework.request import Request
 
-from accounts_app.models import ApiToken
+from accounts_app.models import ApiToken, TokenPurpose
 
 # Writing last_used_at on every request would turn every read into a write; a minute of
 # resolution is enough to tell a live pipeline from a forgotten token.
@@ -40,6 +40,10 @@ class ApiTokenAuthentication(BaseAuthentication):
         key = token_from_header(request)
         if key is None:
             return None
+        return self.check_key(request, key)
+
+    def check_key(self, request: Request, key: str) -> tuple[Any, ApiToken]:
+        """The user and token of `key`, or AuthenticationFailed saying why not."""
         token = ApiToken.objects.for_key(key)
         if token is None:
             raise AuthenticationFailed("Invalid token.")
@@ -49,6 +53,15 @@ class ApiTokenAuthentication(BaseAuthentication):
             raise AuthenticationFailed("This token has expired.")
         if not token.user.is_active:
             raise AuthenticationFailed("This token's user is inactive.")
+        view = (getattr(request, "parser_context", None) or {}).get("view")
+        if token.purpose == TokenPurpose.ROLLOUT_GATE and not getattr(
+            view, "accepts_rollout_gate_tokens", False
+        ):
+            # 403, not 401: the key is good, it is only not for this endpoint.
+            raise PermissionDenied(
+                "This is a rollout-gate token: it reads only releases/{id}/analysis, routes/{slug}/analysis "
+                "and the flagger/ webhooks."
+            )
         now = timezone.now()
         if token.last_used_at is None or now - token.last_used_at > _LAST_USED_RESOLUTION:
             ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
