@@ -88,7 +88,10 @@ def release_phase(release: Release) -> Phase:
     if verdict == GateVerdict.FAIL and state not in _DECIDED:
         return Phase(FAILED, f"the gate failed: {_summary(release)}")
     if state in _WAITING:
-        return Phase(INCONCLUSIVE, f"release {release.pk} is {release.get_state_display()}: not decided yet")
+        gate = f"; the gate is {verdict}: {_summary(release)}" if verdict else ""
+        return Phase(
+            INCONCLUSIVE, f"release {release.pk} is {release.get_state_display()}, not decided yet{gate}"
+        )
     if verdict == GateVerdict.FAIL:
         return Phase(INCONCLUSIVE, "approved over a failed gate with an override: promote or abort by hand")
     if verdict == GateVerdict.MARGINAL:
