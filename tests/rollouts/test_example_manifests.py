@@ -127,3 +127,10 @@ def test_the_templates_read_the_phase_the_analysis_answers(name: str) -> None:
 
     key, success, failure = conditions(_documents(EXAMPLES / "argo" / name)[0])
     assert (key, success, failure) == ("result", SUCCESSFUL, FAILED)
+
+
+def test_the_pipelines_page_shows_the_manifests_as_shipped() -> None:
+    """docs/pipelines.md's copy-paste blocks are the files this module validates."""
+    page = (ROOT / "docs" / "pipelines.md").read_text()
+    for name in ("argo/analysis-template.yaml", "argo/rollout.yaml", "flagger/canary.yaml"):
+        assert f"```yaml\n{(EXAMPLES / name).read_text().rstrip()}\n```" in page, name
