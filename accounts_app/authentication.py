@@ -33,11 +33,29 @@ def token_from_header(request: Request) -> str | None:
         raise AuthenticationFailed("Invalid token.") from None
 
 
+def _view(request: Request) -> Any:
+    return (getattr(request, "parser_context", None) or {}).get("view")
+
+
+def _token_from_body(request: Request) -> str | None:
+    """The key at the view's `body_token_path` in a JSON body, for a caller that can send no
+    header: Flagger's webhooks (releases_app.api.rollouts). Other views take none."""
+    path = getattr(_view(request), "body_token_path", None)
+    if not path:
+        return None
+    node: Any = request.data
+    for part in path:
+        node = node.get(part) if isinstance(node, dict) else None
+    return node if isinstance(node, str) and node else None
+
+
 class ApiTokenAuthentication(BaseAuthentication):
     keyword = "Token"
 
     def authenticate(self, request: Request) -> tuple[Any, ApiToken] | None:
         key = token_from_header(request)
+        if key is None:
+            key = _token_from_body(request)
         if key is None:
             return None
         return self.check_key(request, key)
@@ -53,9 +71,8 @@ class ApiTokenAuthentication(BaseAuthentication):
             raise AuthenticationFailed("This token has expired.")
         if not token.user.is_active:
             raise AuthenticationFailed("This token's user is inactive.")
-        view = (getattr(request, "parser_context", None) or {}).get("view")
         if token.purpose == TokenPurpose.ROLLOUT_GATE and not getattr(
-            view, "accepts_rollout_gate_tokens", False
+            _view(request), "accepts_rollout_gate_tokens", False
         ):
             # 403, not 401: the key is good, it is only not for this endpoint.
             raise PermissionDenied(

@@ -23,6 +23,42 @@ from releases_app.models import Release
 _NO_STORE = {"Cache-Control": "no-store"}
 
 
+class PhaseOut(serializers.Serializer[Any]):
+    phase = serializers.CharField(
+        help_text=f"{rollout_gate.SUCCESSFUL}, {rollout_gate.FAILED} or {rollout_gate.INCONCLUSIVE}: what an "
+        "AnalysisTemplate's successCondition / failureCondition read"
+    )
+    reason = serializers.CharField()
+
+
+class AnalysisOut(serializers.Serializer[Any]):
+    """The answer's shape for the schema (`rollout_gate.release_analysis` builds it)."""
+
+    release = serializers.IntegerField()
+    route = serializers.CharField()
+    state = serializers.CharField()
+    baseline_version = serializers.IntegerField(allow_null=True)
+    candidate_version = serializers.IntegerField()
+    verdict = serializers.CharField(allow_null=True, help_text="pass, marginal, fail; null before the gate")
+    result = PhaseOut()
+    summary = serializers.CharField(allow_null=True)
+    rules = serializers.ListField(child=serializers.DictField(), help_text="the gate's rules and verdicts")
+    checks = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="per rule, lane and level: estimate, ci_low, ci_high, confidence, required, verdict",
+    )
+
+
+class HookOut(serializers.Serializer[Any]):
+    hook = serializers.CharField()
+    allowed = serializers.BooleanField()
+    reason = serializers.CharField()
+    release = serializers.IntegerField()
+    route = serializers.CharField()
+    state = serializers.CharField()
+    canary = serializers.CharField(help_text="namespace/name of the Flagger canary")
+
+
 class _GateApi(APIView):
     accepts_rollout_gate_tokens = True  # accounts_app.authentication refuses them elsewhere
 
@@ -31,35 +67,22 @@ class _GateApi(APIView):
 
 
 class ReleaseAnalysisApi(_GateApi):
-    @extend_schema(summary="A release's gate verdict for Argo Rollouts' web metric", responses=dict)
+    @extend_schema(summary="A release's gate verdict for Argo Rollouts' web metric", responses=AnalysisOut)
     def get(self, request: Request, release_id: int) -> Response:
         release = selectors.release_get(subject=request, release_id=release_id)
         return Response(rollout_gate.release_analysis(release), headers=_NO_STORE)
 
 
 class RouteAnalysisApi(_GateApi):
-    @extend_schema(summary="The active release's gate verdict for Argo Rollouts' web metric", responses=dict)
+    @extend_schema(
+        summary="The active release's gate verdict for Argo Rollouts' web metric", responses=AnalysisOut
+    )
     def get(self, request: Request, slug: str) -> Response:
         release = rollout_gate.route_active_release(subject=request, slug=slug)
         return Response(rollout_gate.release_analysis(release), headers=_NO_STORE)
 
 
 # Flagger -------------------------------------------------------------------------------
-
-
-class FlaggerMetadataTokenAuthentication(ApiTokenAuthentication):
-    """Flagger's webhook spec has no headers (fluxcd/flagger v1.44.0,
-    pkg/apis/flagger/v1beta1/canary.go `CanaryWebhook`: type, name, url, muteAlert,
-    timeout, metadata, retries, disableTLS), so its token travels in `metadata.token`,
-    which Flagger posts as the body's `metadata` (`CanaryWebhookPayload`)."""
-
-    def authenticate(self, request: Request) -> tuple[Any, Any] | None:
-        data = request.data
-        metadata = data.get("metadata") if isinstance(data, dict) else None
-        key = metadata.get("token") if isinstance(metadata, dict) else None
-        if not isinstance(key, str) or not key:
-            return None
-        return self.check_key(request, key)
 
 
 class FlaggerMetadataSerializer(serializers.Serializer[Any]):
@@ -86,11 +109,17 @@ class FlaggerPayloadSerializer(serializers.Serializer[Any]):
 
 
 class _FlaggerHookApi(_GateApi):
-    authentication_classes = [ApiTokenAuthentication, FlaggerMetadataTokenAuthentication]
+    # Flagger's webhook spec has no headers (fluxcd/flagger v1.44.0,
+    # pkg/apis/flagger/v1beta1/canary.go `CanaryWebhook`: type, name, url, muteAlert,
+    # timeout, metadata, retries, disableTLS), so its token travels in `metadata.token`,
+    # which Flagger posts as the body's `metadata` (`CanaryWebhookPayload`); read by
+    # accounts_app.authentication. No session: nothing but Flagger posts here.
+    authentication_classes = [ApiTokenAuthentication]
+    body_token_path = ("metadata", "token")
     hook = ""
     decide: Callable[[Release], tuple[bool, str]]
 
-    @extend_schema(request=FlaggerPayloadSerializer, responses=dict)
+    @extend_schema(request=FlaggerPayloadSerializer, responses=HookOut)
     def post(self, request: Request) -> Response:
         payload = FlaggerPayloadSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
