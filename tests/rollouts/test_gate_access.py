@@ -137,3 +137,21 @@ def test_a_gate_token_is_issued_through_the_api(viewer: Any) -> None:
     unscoped = client.post("/api/v1/tokens/", {**body, "routes": []}, format="json")
     assert unscoped.status_code == 400
     assert unscoped.json()["errors"][0]["path"] == "routes"
+
+
+def test_a_gate_token_is_issued_from_the_tokens_page(viewer: Any) -> None:
+    from django.test import Client
+
+    from accounts_app.models import ApiToken
+
+    client = Client()
+    client.force_login(viewer)
+    form = {"role": "viewer", "routes": "contract-summaries", "purpose": "rollout_gate", "name": "flagger"}
+    response = client.post("/tokens/", form)
+    assert response.status_code == 201
+    token = ApiToken.objects.get(name="flagger")
+    assert token.purpose == "rollout_gate" and token.route_slugs == ["contract-summaries"]
+    assert "rollout gate only" in client.get("/tokens/").content.decode()
+    refused = client.post("/tokens/", {**form, "routes": "", "name": "unscoped"})
+    assert refused.status_code == 400
+    assert not ApiToken.objects.filter(name="unscoped").exists()
