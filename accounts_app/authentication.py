@@ -1,5 +1,8 @@
 """`Authorization: Token <prefix.secret>` for scripts and pipelines. `request.auth` is the
-ApiToken, so views can ask it `allows_route(route)`."""
+ApiToken, so views can ask it `allows_route(route)`. A view
+that a caller cannot send headers to names where its JSON body carries the key
+(`body_token_path`); a rollout-gate token is refused (403) by every view that does not
+say `accepts_rollout_gate_tokens`."""
 
 from __future__ import annotations
 
