@@ -10,9 +10,9 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
-from accounts_app.models import ApiToken, UserRole
+from accounts_app.models import ApiToken, TokenPurpose, UserRole
 from accounts_app.models.tokens import hash_key, new_key
-from accounts_app.roles import ROLE_ORDER, role_rank
+from accounts_app.roles import ROLE_ORDER, Role, role_rank
 from accounts_app.selectors import user_role
 from audit_app.actors import Actor, as_actor
 from audit_app.services import audit_record
@@ -46,6 +46,7 @@ def token_summary(token: ApiToken) -> dict[str, Any]:
         "name": token.name,
         "role": token.role,
         "routes": list(token.route_slugs),
+        "purpose": token.purpose,
         "expires_at": token.expires_at.isoformat() if token.expires_at else None,
         "revoked_at": token.revoked_at.isoformat() if token.revoked_at else None,
     }
@@ -68,9 +69,11 @@ def token_issue(
     routes: Iterable[str] = (),
     name: str = "",
     expires_at: datetime | None = None,
+    purpose: str = TokenPurpose.GENERAL,
 ) -> IssuedToken:
     """Issue a token for `user` with `role` (at most the user's own role), optionally
-    scoped to route slugs. Non-admins issue tokens for themselves only."""
+    scoped to route slugs. Non-admins issue tokens for themselves only. A rollout-gate
+    token (`purpose`) must name its routes and has the viewer role."""
     who = as_actor(actor)
     if not _may_manage_tokens_of(who, user):
         raise Forbidden("Only an admin can issue tokens for another user.")
@@ -83,6 +86,13 @@ def token_issue(
     for slug in slugs:
         if not re.fullmatch(ROUTE_PATTERN, slug):
             raise _invalid("routes", f"{slug!r} is not a route slug")
+    if purpose not in TokenPurpose.values:
+        raise _invalid("purpose", f"unknown purpose {purpose!r}; use one of {', '.join(TokenPurpose.values)}")
+    if purpose == TokenPurpose.ROLLOUT_GATE:
+        if not slugs:
+            raise _invalid("routes", "a rollout-gate token must name the routes it gates")
+        if role != Role.VIEWER:
+            raise _invalid("role", "a rollout-gate token only reads: its role is viewer")
     if expires_at is not None and expires_at <= timezone.now():
         raise _invalid("expires_at", "the expiry must be in the future")
 
@@ -95,6 +105,7 @@ def token_issue(
             hashed_key=hash_key(key),
             role=role,
             route_slugs=slugs,
+            purpose=purpose,
             expires_at=expires_at,
             created_by=who.user,
         )

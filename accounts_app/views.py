@@ -38,6 +38,7 @@ def token_list(request: HttpRequest) -> HttpResponse:
             routes=form.route_slugs(),
             name=form.cleaned_data["name"],
             expires_at=form.cleaned_data["expires_at"],
+            purpose=form.token_purpose(),
             actor=actor_from_request(request),
         )
     except DomainError as exc:

@@ -79,6 +79,7 @@ class TokenListApi(GenericAPIView[ApiToken]):
             routes=data.validated_data["routes"],
             name=data.validated_data["name"],
             expires_at=data.validated_data["expires_at"],
+            purpose=data.validated_data["purpose"],
             actor=actor_from_request(request),
         )
         body = {**TokenSerializer(issued.token).data, "key": issued.key}

@@ -28,6 +28,15 @@ def new_key() -> tuple[str, str]:
     return prefix, f"{prefix}.{secrets.token_urlsafe(32)}"
 
 
+class TokenPurpose(models.TextChoices):
+    """What a token may be used for. A `rollout_gate` token is for progressive-delivery
+    tools (Argo Rollouts' analysis, Flagger's webhooks): it is scoped to routes, has the
+    viewer role, and every API view but those refuses it (`accepts_rollout_gate_tokens`)."""
+
+    GENERAL = "general", "general"
+    ROLLOUT_GATE = "rollout_gate", "rollout gate (Argo Rollouts analysis, Flagger webhooks)"
+
+
 class ApiTokenQuerySet(models.QuerySet["ApiToken"]):
     def usable(self) -> ApiTokenQuerySet:
         now = timezone.now()
@@ -59,6 +68,7 @@ class ApiToken(models.Model):
     hashed_key = models.CharField(max_length=64)
     role = models.CharField(max_length=16, choices=Role.choices)
     route_slugs = models.JSONField(default=list, blank=True)
+    purpose = models.CharField(max_length=16, choices=TokenPurpose.choices, default=TokenPurpose.GENERAL)
     created_at = models.DateTimeField(auto_now_add=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from releases_app.api import endpoints, views
+from releases_app.api import endpoints, rollouts, views
 
 urlpatterns = [
     path("releases/", views.ReleaseListApi.as_view(), name="api-releases"),
@@ -16,6 +16,24 @@ urlpatterns = [
         endpoints.ReleaseBenchmarkApi.as_view(),
         name="api-release-benchmark",
     ),
+    # Progressive-delivery gates (releases_app/rollout_gate.py; docs/pipelines.md).
+    path(
+        "releases/<int:release_id>/analysis",
+        rollouts.ReleaseAnalysisApi.as_view(),
+        name="api-release-analysis",
+    ),
+    path("routes/<slug:slug>/analysis", rollouts.RouteAnalysisApi.as_view(), name="api-route-analysis"),
+    path(
+        "flagger/confirm-rollout",
+        rollouts.FlaggerConfirmRolloutApi.as_view(),
+        name="api-flagger-confirm-rollout",
+    ),
+    path(
+        "flagger/confirm-promotion",
+        rollouts.FlaggerConfirmPromotionApi.as_view(),
+        name="api-flagger-confirm-promotion",
+    ),
+    path("flagger/rollback", rollouts.FlaggerRollbackApi.as_view(), name="api-flagger-rollback"),
     # An endpoint's writes may name a release (`expects: release:<id>`): served here.
     path("routes/<slug:slug>/endpoints/", endpoints.EndpointListApi.as_view(), name="api-endpoints"),
     path(

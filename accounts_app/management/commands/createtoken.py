@@ -1,4 +1,5 @@
-"""`manage.py createtoken USERNAME --role ROLE [--route SLUG]… [--create-user]`: prints the
+"""`manage.py createtoken USERNAME --role ROLE [--route SLUG]… [--purpose rollout_gate]
+[--create-user]`: prints the
 new token alone on stdout, so a script can capture it: TOKEN=$(manage.py createtoken …)."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError, CommandParser
 from django.utils import timezone
 
+from accounts_app.models import TokenPurpose
 from accounts_app.roles import ROLE_ORDER
 from accounts_app.services import token_issue, user_create
 from audit_app.actors import Actor
@@ -29,6 +31,12 @@ class Command(ContextCommand):
         )
         parser.add_argument(
             "--create-user", action="store_true", help="create the user with this role if missing"
+        )
+        parser.add_argument(
+            "--purpose",
+            default=TokenPurpose.GENERAL,
+            choices=list(TokenPurpose.values),
+            help="rollout_gate: only Argo's analysis and Flagger's hooks (needs --route, --role viewer)",
         )
         parser.add_argument("--name", default="", help="a label for the token")
         parser.add_argument("--expires-days", type=int, default=None, help="expire after N days")
@@ -50,6 +58,7 @@ class Command(ContextCommand):
                 role=options["role"],
                 routes=options["route"],
                 name=options["name"] or "createtoken",
+                purpose=options["purpose"],
                 expires_at=timezone.now() + timedelta(days=expires_days) if expires_days else None,
                 actor=actor,
             )
