@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -148,6 +148,9 @@ class _FlaggerHookApi(_GateApi):
         return Response(body, headers=_NO_STORE)
 
 
+@extend_schema_view(
+    post=extend_schema(summary="Flagger confirm-rollout hook: 200 when the release may start")
+)
 class FlaggerConfirmRolloutApi(_FlaggerHookApi):
     """200 when the release is approved by someone other than its proposer (or active)."""
 
@@ -155,6 +158,9 @@ class FlaggerConfirmRolloutApi(_FlaggerHookApi):
     decide = staticmethod(rollout_gate.confirm_rollout)
 
 
+@extend_schema_view(
+    post=extend_schema(summary="Flagger confirm-promotion hook: 200 when the canary may be promoted")
+)
 class FlaggerConfirmPromotionApi(_FlaggerHookApi):
     """200 when the release is approved or active and its analysis is Successful."""
 
@@ -162,6 +168,7 @@ class FlaggerConfirmPromotionApi(_FlaggerHookApi):
     decide = staticmethod(rollout_gate.confirm_promotion)
 
 
+@extend_schema_view(post=extend_schema(summary="Flagger rollback hook: 200 means roll the canary back now"))
 class FlaggerRollbackApi(_FlaggerHookApi):
     """200 means *roll back now*: the release was rolled back, rejected, cancelled, failed
     or superseded, or a live acceptance alert is open on its version."""
