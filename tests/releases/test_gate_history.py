@@ -7,7 +7,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from django.test import override_settings
+from django.template.defaultfilters import floatformat
+from django.test import Client, override_settings
 
 from releases_app.choices import ReleaseState
 from releases_app.models import Release
@@ -38,7 +39,7 @@ def _benchmarked(slug: str, number: int, proposer: Any) -> Release:
 
 
 def test_the_gate_compares_with_the_last_approved_versions_and_keeps_the_evidence(
-    proposer: Any, approver: Any
+    proposer: Any, approver: Any, viewer: Any
 ) -> None:
     # v1: active through a first release without a benchmark. v2, v3: benchmarked and approved.
     active = active_route(proposer=proposer, approver=approver)
@@ -78,3 +79,14 @@ def test_the_gate_compares_with_the_last_approved_versions_and_keeps_the_evidenc
     rule = next(r for r in fourth.gate_result["rules"] if r["rule_id"] == "history")
     assert rule["verdict"] == "marginal"  # never a pass with fewer versions than asked
     assert fourth.gate_verdict in ("marginal", "fail")
+
+    # The release page shows each comparison: the earlier version, its release, both values.
+    client = Client()
+    client.force_login(viewer)
+    body = client.get(f"/releases/{fourth.pk}/").content.decode()
+    assert "data-history-checks" in body
+    assert f'href="/releases/{third.pk}/">release #{third.pk}</a>' in body
+    assert f'href="/releases/{second.pk}/">release #{second.pk}</a>' in body
+    first = next(c for c in compared if c["compared"]["version"] == 3)
+    assert f"{floatformat(first['compared']['value'], 2)} ms" in body
+    assert "only 2 of 3 earlier approved versions have a result on lane summarization" in body
