@@ -28,7 +28,7 @@ from __future__ import annotations
 from benchmarks_app.gate.crossover import find_crossover
 from benchmarks_app.gate.deterministic import memory_checks, stability_checks
 from benchmarks_app.gate.estimates import Estimator, Key
-from benchmarks_app.gate.history import history_checks
+from benchmarks_app.gate.history import HISTORY_NOTE, history_checks
 from benchmarks_app.gate.holm import (
     Correction,
     Test,
@@ -133,16 +133,19 @@ def evaluate_gate(
         seed=seed,
         n_boot=n_boot,
         correction=correction,
-        method=method_notes(
-            sorted(
-                {
-                    f"{t.rule.metric} at {level_label(t.key[1], t.key[2])} in lane {t.key[0]}"
-                    for t in tests
-                    if t.est.blocked
-                }
+        method={
+            **method_notes(
+                sorted(
+                    {
+                        f"{t.rule.metric} at {level_label(t.key[1], t.key[2])} in lane {t.key[0]}"
+                        for t in tests
+                        if t.est.blocked
+                    }
+                ),
+                len(tests),
             ),
-            len(tests),
-        ),
+            **({"history": HISTORY_NOTE} if rules.history is not None else {}),
+        },
     )
 
 

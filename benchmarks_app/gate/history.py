@@ -38,6 +38,13 @@ from benchmarks_app.gate.rules import HistoryRule
 from benchmarks_app.gate.sample_size import requests_needed_for
 from benchmarks_app.gate.wording import level_label
 
+HISTORY_NOTE = (
+    "measurement.history: on each lane and level, the candidate against each earlier approved "
+    "version's own benchmark (its candidate arm, in the baseline's place), a non-inferiority test "
+    "with the same interval as the rules'; these comparisons are one Holm family of their own, "
+    "apart from the contract's other rules. Fewer earlier versions with a result than asked is Marginal"
+)
+
 
 def history_checks(
     rule: HistoryRule,

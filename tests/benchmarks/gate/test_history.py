@@ -49,6 +49,7 @@ def test_no_worse_than_both_earlier_versions_passes_with_each_version_as_evidenc
     assert history[0]["compared"]["version"] == 10 and history[0]["compared"]["value"] > 0
     assert all("compared" not in c for c in stored["checks"] if c["rule_id"] != "history")
     assert any(r["rule_id"] == "history" and r["verdict"] == "pass" for r in stored["rules"])
+    assert "one Holm family of their own" in stored["method"]["history"]
 
 
 def test_worse_than_one_earlier_version_fails_and_names_it():
@@ -127,6 +128,7 @@ def test_without_the_rule_history_is_not_read():
     data = GateInput([arm(rng, scale=1.0)], [arm(rng, scale=1.0)], history=[EarlierVersion(1, 1, [])])
     result = evaluate_gate(data, GateRules.from_measurement({}), seed=0, n_boot=500)
     assert not history_checks(result)
+    assert "history" not in result.method
 
 
 @pytest.mark.parametrize(
