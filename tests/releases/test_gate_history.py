@@ -12,6 +12,7 @@ from django.test import Client, override_settings
 
 from releases_app.choices import ReleaseState
 from releases_app.models import Release
+from releases_app.rollout_gate import release_analysis
 from releases_app.services import release_approve, release_create
 from tests.support.benchmarked import (
     NO_BROKER,
@@ -90,3 +91,9 @@ def test_the_gate_compares_with_the_last_approved_versions_and_keeps_the_evidenc
     first = next(c for c in compared if c["compared"]["version"] == 3)
     assert f"{floatformat(first['compared']['value'], 2)} ms" in body
     assert "only 2 of 3 earlier approved versions have a result on lane summarization" in body
+
+    # The progressive-delivery analysis carries the same evidence.
+    analysis = release_analysis(Release.objects.get(pk=fourth.pk))
+    shown = [c["compared"] for c in analysis["checks"] if c.get("compared")]
+    assert shown == [c["compared"] for c in compared]
+    assert all("compared" not in c for c in analysis["checks"] if c["rule_id"] != "history")
