@@ -76,6 +76,7 @@ def history_checks(
                 n_boot=n_boot,
                 min_samples=min_samples,
                 max_error_rate=max_error_rate,
+                baseline_name=_name(version),
             )
             against = _name(version)
             for key in keys:
@@ -84,10 +85,8 @@ def history_checks(
                     continue
                 e = est.get(key, rule.metric)
                 if e.problem is not None:
-                    check = problem_check(stat, key, e)
-                    checks.append(
-                        _evidence(check, version, base[key], candidate[key], f"Against {against}: ")
-                    )
+                    check = problem_check(stat, key, e)  # its reason names the version
+                    checks.append(_evidence(check, version, base[key], candidate[key]))
                 elif (
                     needed is not None
                     and (n := requests_per_arm(base, candidate, key, rule.metric, e)) < needed

@@ -123,6 +123,24 @@ def test_a_level_the_earlier_version_did_not_measure_is_marginal():
     assert "version 4 (release 40) was not measured at concurrency 8" in at_8[0].reason
 
 
+def test_an_earlier_version_whose_own_benchmark_failed_requests_is_named_and_marginal():
+    rng = np.random.default_rng(4)
+    earlier = [EarlierVersion(6, 60, [arm(rng, scale=1.0, errors=50)])]
+    data = GateInput([arm(rng, scale=1.0)], [arm(rng, scale=1.0)], history=earlier)
+    result = evaluate_gate(data, history_rules(versions=1), seed=0, n_boot=500)
+    (check,) = history_checks(result)
+    assert check.verdict is Verdict.MARGINAL and check.compared["version"] == 6
+    assert check.reason.startswith("The version 6 (release 60) failed 50 of 250 requests (20%)")
+
+
+def test_too_few_requests_against_an_earlier_version_says_which():
+    result = gate(1.0, [1.0], history_rules(versions=1, metric="tpot_p95"), n=30)
+    (check,) = history_checks(result)
+    assert check.verdict is Verdict.MARGINAL
+    assert check.reason.startswith("Against version 10 (release 100): Lane chat:")
+    assert check.requests_needed == 59
+
+
 def test_without_the_rule_history_is_not_read():
     rng = np.random.default_rng(3)
     data = GateInput([arm(rng, scale=1.0)], [arm(rng, scale=1.0)], history=[EarlierVersion(1, 1, [])])
