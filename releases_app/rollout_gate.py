@@ -60,6 +60,13 @@ _CHECK_FIELDS = (
 )
 
 
+def _check(check: dict[str, Any]) -> dict[str, Any]:
+    shown = {k: check.get(k) for k in _CHECK_FIELDS}
+    if check.get("compared"):  # measurement.history: the earlier version compared with
+        shown["compared"] = check["compared"]
+    return shown
+
+
 @dataclass(frozen=True)
 class Phase:
     phase: str
@@ -123,7 +130,7 @@ def release_analysis(release: Release) -> dict[str, Any]:
         "result": {"phase": phase.phase, "reason": phase.reason},
         "summary": gate.get("summary"),
         "rules": list(gate.get("rules") or []),
-        "checks": [{k: c.get(k) for k in _CHECK_FIELDS} for c in gate.get("checks") or []],
+        "checks": [_check(c) for c in gate.get("checks") or []],
     }
 
 

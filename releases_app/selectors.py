@@ -63,3 +63,31 @@ def release_waiting_for_endpoints(release: Release) -> str | None:
         .first()
     )
     return words + (f". Last refused: {refused.reason}" if refused else "")
+
+
+# The releases whose candidate version was approved and not taken back: approved (not yet
+# active), active, or superseded by a later one. A rolled-back version is not a standard.
+APPROVED_STATES: tuple[str, ...] = (ReleaseState.APPROVED, ReleaseState.ACTIVE, ReleaseState.SUPERSEDED)
+
+
+def approved_before(release: Release, *, versions: int) -> list[Release]:
+    """`measurement.history`'s earlier versions: the route's last `versions` approved
+    versions before `release` (by release, newest first; one release per version, its
+    newest approved one), the release's own candidate version excluded."""
+    qs = (
+        Release.objects.filter(route_id=release.route_id, state__in=APPROVED_STATES, pk__lt=release.pk)
+        .exclude(candidate_version_id=release.candidate_version_id)
+        .select_related("candidate_version")
+        .defer("gate_result", "diff", "candidate_version__document")
+        .order_by("-pk")
+    )
+    out: list[Release] = []
+    seen: set[int] = set()
+    for earlier in qs.iterator(chunk_size=50):
+        if earlier.candidate_version_id in seen:
+            continue
+        seen.add(earlier.candidate_version_id)
+        out.append(earlier)
+        if len(out) == versions:
+            break
+    return out

@@ -77,7 +77,10 @@ class Estimator:
         n_boot: int,
         min_samples: int,
         max_error_rate: float,
+        baseline_name: str = "baseline",
     ) -> None:
+        # What the baseline arm is called in reasons ("version 3 (release 12)": history.py).
+        self.baseline_name = baseline_name
         self.baseline = baseline
         self.candidate = candidate
         self.seed = seed
@@ -96,7 +99,9 @@ class Estimator:
         where = level_label(kind, level)
         base, cand = self.baseline.get(key), self.candidate.get(key)
         if base is None or cand is None:
-            missing = " and ".join(a for a, x in (("baseline", base), ("candidate", cand)) if x is None)
+            missing = " and ".join(
+                a for a, x in ((self.baseline_name, base), ("candidate", cand)) if x is None
+            )
             return _problem(f"{where} was not measured for the {missing} in lane {lane}.")
         if (rate := _error_rate(cand)) > self.max_error_rate:
             return _problem(
@@ -106,8 +111,8 @@ class Estimator:
             )
         if (rate := _error_rate(base)) > self.max_error_rate:
             return _problem(
-                f"The baseline failed {base.n_errors} of {base.n_requests} requests ({rate:.0%}) at {where} "
-                f"in lane {lane}: the comparison is not trustworthy."
+                f"The {self.baseline_name} failed {base.n_errors} of {base.n_requests} requests "
+                f"({rate:.0%}) at {where} in lane {lane}: the comparison is not trustworthy."
             )
         m = METRICS[metric]
         if m.quantile is None:
@@ -174,7 +179,7 @@ class Estimator:
         if min(nb, nc) >= self.min_samples:
             return None
         return _problem(
-            f"Too few {label} samples at {where} in lane {lane} (baseline {nb}, candidate {nc}); "
+            f"Too few {label} samples at {where} in lane {lane} ({self.baseline_name} {nb}, candidate {nc}); "
             f"at least {self.min_samples} per arm needed.",
             n=(nb, nc),
         )

@@ -25,15 +25,19 @@ Output stability and memory headroom are deterministic checks (deterministic.py)
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Literal
-
-import numpy as np
-
 from benchmarks_app.gate.crossover import find_crossover
 from benchmarks_app.gate.deterministic import memory_checks, stability_checks
-from benchmarks_app.gate.estimates import Estimate, Estimator, Key
+from benchmarks_app.gate.estimates import Estimator, Key
+from benchmarks_app.gate.history import HISTORY_NOTE, history_checks
+from benchmarks_app.gate.holm import (
+    Correction,
+    Test,
+    p_value,
+    problem_check,
+    requests_per_arm,
+    run_tests,
+    too_few_check,
+)
 from benchmarks_app.gate.inputs import ArmLevel, GateInput, GateInputError
 from benchmarks_app.gate.method_notes import method_notes
 from benchmarks_app.gate.metrics import METRICS, min_requests_for
@@ -47,27 +51,7 @@ from benchmarks_app.gate.result import (
 )
 from benchmarks_app.gate.rules import DEFAULT_CONFIDENCE, GateRules, StatRule
 from benchmarks_app.gate.sample_size import requests_needed_for
-from benchmarks_app.gate.wording import (
-    improve_reason,
-    level_label,
-    non_inferiority_reason,
-    pct,
-    too_few_requests_reason,
-)
-
-Correction = Literal["holm", "none"]
-
-
-@dataclass
-class _Test:
-    rule: StatRule
-    key: Key
-    est: Estimate
-    p_value: float
-
-    @property
-    def alpha(self) -> float:
-        return 1 - self.rule.confidence
+from benchmarks_app.gate.wording import level_label, pct
 
 
 def evaluate_gate(
@@ -93,7 +77,7 @@ def evaluate_gate(
     )
 
     checks: list[CheckResult] = []
-    tests: list[_Test] = []
+    tests: list[Test] = []
     for rule in rules.stat_rules:
         in_scope = [k for k in keys if rule.applies_to(k[1], k[2])]  # type: ignore[arg-type]
         if not in_scope:
@@ -102,17 +86,30 @@ def evaluate_gate(
         for key in in_scope:
             e = est.get(key, rule.metric)
             if e.problem is not None:
-                checks.append(_problem_check(rule, key, e))
+                checks.append(problem_check(rule, key, e))
             elif (
                 needed is not None
-                and (n := _requests_per_arm(baseline, candidate, key, rule.metric, e)) < needed
+                and (n := requests_per_arm(baseline, candidate, key, rule.metric, e)) < needed
             ):
-                checks.append(_too_few_check(rule, key, e, n, needed))
+                checks.append(too_few_check(rule, key, e, n, needed))
             else:
-                tests.append(_Test(rule, key, e, _p_value(rule, e)))
-    checks.extend(_run_tests(tests, correction))
+                tests.append(Test(rule, key, e, p_value(rule, e)))
+    checks.extend(run_tests(tests, correction))
     checks.extend(stability_checks(data, rules, sorted({k[0] for k in keys})))
     checks.extend(memory_checks(data, rules))
+    if rules.history is not None:
+        checks.extend(
+            history_checks(
+                rules.history,
+                candidate,
+                data.history,
+                seed=seed,
+                n_boot=n_boot,
+                min_samples=min_samples,
+                max_error_rate=max_error_rate,
+                correction=correction,
+            )
+        )
     order = {r: i for i, r in enumerate([*(r.rule_id for r in rules.stat_rules), "output_stability"])}
     checks.sort(
         key=lambda c: (order.get(c.rule_id, len(order)), c.lane or "", c.level_kind or "", c.level or 0)
@@ -136,16 +133,19 @@ def evaluate_gate(
         seed=seed,
         n_boot=n_boot,
         correction=correction,
-        method=method_notes(
-            sorted(
-                {
-                    f"{t.rule.metric} at {level_label(t.key[1], t.key[2])} in lane {t.key[0]}"
-                    for t in tests
-                    if t.est.blocked
-                }
+        method={
+            **method_notes(
+                sorted(
+                    {
+                        f"{t.rule.metric} at {level_label(t.key[1], t.key[2])} in lane {t.key[0]}"
+                        for t in tests
+                        if t.est.blocked
+                    }
+                ),
+                len(tests),
             ),
-            len(tests),
-        ),
+            **({"history": HISTORY_NOTE} if rules.history is not None else {}),
+        },
     )
 
 
@@ -163,149 +163,6 @@ def _levels_by_lane(
     for lane, kind, level in sorted(set(baseline) | set(candidate)):
         grouped.setdefault((lane, kind), []).append(level)
     return grouped
-
-
-def _p_value(rule: StatRule, e: Estimate) -> float:
-    """One-sided bootstrap p-value of "the bar is not met" (used to order Holm's steps)."""
-    if rule.kind == "improve":
-        wrong = np.count_nonzero(e.draws < rule.bound)
-    else:
-        wrong = np.count_nonzero(1.0 / e.draws > rule.bound)
-    return float((1 + wrong) / (1 + len(e.draws)))
-
-
-def _run_tests(tests: list[_Test], correction: Correction) -> Iterable[CheckResult]:
-    if correction == "none":
-        for t in tests:
-            yield _judge(t, t.alpha, adjusted=False, stopped=False)
-        return
-    open_tests = sorted(tests, key=lambda t: (t.p_value / t.alpha, t.rule.rule_id, t.key))
-    stopped = False
-    while open_tests:
-        r = len(open_tests)
-        t = open_tests.pop(0)
-        check = _judge(t, t.alpha / r, adjusted=r > 1, stopped=stopped)
-        if check.verdict is not Verdict.PASS:
-            stopped = True  # Holm: once one test is not confirmed, no later one is
-        yield check
-
-
-def _judge(t: _Test, alpha: float, *, adjusted: bool, stopped: bool) -> CheckResult:
-    rule, e = t.rule, t.est
-    where = level_label(t.key[1], t.key[2])
-    if rule.kind == "improve":
-        estimate = e.estimate
-        lo, hi = e.interval(alpha)
-        meets_point, meets_bound = estimate >= rule.bound, lo >= rule.bound
-    else:
-        estimate = 1.0 / e.estimate
-        r_lo, r_hi = e.interval(alpha)
-        lo, hi = 1.0 / r_hi, 1.0 / r_lo
-        meets_point, meets_bound = estimate <= rule.bound, hi <= rule.bound
-    if meets_bound and not stopped:
-        verdict = Verdict.PASS
-    elif meets_point:
-        verdict = Verdict.MARGINAL
-    else:
-        verdict = Verdict.FAIL
-    words = improve_reason if rule.kind == "improve" else non_inferiority_reason
-    reason = f"Lane {t.key[0]}: " + words(
-        rule.metric, where, estimate, (lo, hi), rule.bound, rule.confidence, adjusted, verdict.value
-    )
-    if meets_bound and stopped:
-        reason += " Not confirmed: Holm's step-down stopped at an earlier test."
-    return CheckResult(
-        rule_id=rule.rule_id,
-        kind=rule.kind,
-        lane=t.key[0],
-        level_kind=t.key[1],
-        level=t.key[2],
-        metric=rule.metric,
-        estimate=estimate,
-        ci_low=lo,
-        ci_high=hi,
-        confidence=1 - alpha,
-        required=rule.bound,
-        verdict=verdict,
-        reason=reason,
-        p_value=t.p_value,
-        n_baseline=e.n_baseline,
-        n_candidate=e.n_candidate,
-        requests_needed=requests_needed_for(rule.metric, rule.confidence),
-        resampling=e.describe_resampling(),
-    )
-
-
-def _requests_per_arm(
-    baseline: dict[Key, ArmLevel], candidate: dict[Key, ArmLevel], key: Key, metric: str, e: Estimate
-) -> int:
-    """The fewer of the two arms' requests behind a metric. Pooled inter-chunk gaps count
-    their requests, not their gaps: gaps within one request are not independent draws."""
-    if METRICS[metric].base != "itl_chunk":
-        return min(e.n_baseline, e.n_candidate)
-    b, c = baseline[key], candidate[key]
-    return min(b.n_successes or e.n_baseline, c.n_successes or e.n_candidate)
-
-
-def _too_few_check(rule: StatRule, key: Key, e: Estimate, n: int, needed: int) -> CheckResult:
-    estimate = e.estimate if rule.kind == "improve" else 1.0 / e.estimate
-    reason = f"Lane {key[0]}: " + too_few_requests_reason(
-        rule.metric,
-        level_label(key[1], key[2]),
-        estimate,
-        e.n_baseline,
-        e.n_candidate,
-        n,
-        needed,
-        rule.confidence,
-    )
-    return _undecided_check(
-        rule,
-        key,
-        e,
-        estimate=estimate,
-        verdict=Verdict.MARGINAL,
-        reason=reason,
-        requests_needed=needed,
-        resampling=e.describe_resampling(),
-    )
-
-
-def _problem_check(rule: StatRule, key: Key, e: Estimate) -> CheckResult:
-    return _undecided_check(rule, key, e, estimate=None, verdict=e.problem_verdict, reason=e.problem or "")
-
-
-def _undecided_check(
-    rule: StatRule,
-    key: Key,
-    e: Estimate,
-    *,
-    estimate: float | None,
-    verdict: Verdict,
-    reason: str,
-    requests_needed: int | None = None,
-    resampling: str | None = None,
-) -> CheckResult:
-    """A check without an interval: the estimate could not be made, or too few requests."""
-    return CheckResult(
-        rule_id=rule.rule_id,
-        kind=rule.kind,
-        lane=key[0],
-        level_kind=key[1],
-        level=key[2],
-        metric=rule.metric,
-        estimate=estimate,
-        ci_low=None,
-        ci_high=None,
-        confidence=rule.confidence,
-        required=rule.bound,
-        verdict=verdict,
-        reason=reason,
-        n_baseline=e.n_baseline,
-        n_candidate=e.n_candidate,
-        requests_needed=requests_needed,
-        resampling=resampling,
-    )
 
 
 def _no_levels(rule: StatRule) -> CheckResult:
@@ -340,6 +197,8 @@ def _rule_results(rules: GateRules, checks: list[CheckResult]) -> list[RuleResul
         described.append(
             ("memory_headroom", "memory_headroom", f"memory headroom ≥ {rules.memory_headroom_min_gib:g} GiB")
         )
+    if rules.history is not None:
+        described.append(("history", "history", rules.history.describe()))
     results = []
     for rule_id, kind, description in described:
         mine = [c for c in checks if c.rule_id == rule_id]

@@ -111,11 +111,27 @@ class MemoryInput:
 
 
 @dataclass(frozen=True, eq=False)
+class EarlierVersion:
+    """One of the route's earlier approved versions, for `measurement.history`: its number,
+    the release that approved it, and that release's benchmark's candidate arm (empty: the
+    version was approved without a stored result, e.g. a route's first version)."""
+
+    number: int
+    release_id: int
+    candidate: Sequence[ArmLevel] = ()
+
+    def lanes(self) -> set[str]:
+        return {a.lane for a in self.candidate}
+
+
+@dataclass(frozen=True, eq=False)
 class GateInput:
     baseline: Sequence[ArmLevel]
     candidate: Sequence[ArmLevel]
     stability: Mapping[str, StabilityInput] = field(default_factory=dict)
     memory: MemoryInput | None = None
+    # The route's last approved versions, newest first (read only by `measurement.history`).
+    history: Sequence[EarlierVersion] = ()
 
     def __post_init__(self) -> None:
         for arm_name, arm in (("baseline", self.baseline), ("candidate", self.candidate)):

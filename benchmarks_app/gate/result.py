@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -70,6 +71,18 @@ class CheckResult:
     requests_needed: int | None = None
     # How each arm's samples were resampled (independent or block bootstrap, and why).
     resampling: str | None = None
+    # `history` checks only: the earlier version compared with (its number, the release that
+    # approved it, its value and the candidate's at this level, and their unit).
+    compared: Mapping[str, Any] | None = None
+
+
+def _check_dict(check: CheckResult) -> dict[str, Any]:
+    out = {**asdict(check), "verdict": check.verdict.value}
+    if check.compared is None:
+        del out["compared"]  # only history checks carry it: other checks read as they did
+    else:
+        out["compared"] = dict(check.compared)
+    return out
 
 
 @dataclass(frozen=True)
@@ -158,7 +171,7 @@ class GateResult:
                 "verdict": self.verdict.value,
                 "summary": self.summary,
                 "rules": [{**asdict(r), "verdict": r.verdict.value} for r in self.rules],
-                "checks": [{**asdict(c), "verdict": c.verdict.value} for c in self.checks],
+                "checks": [_check_dict(c) for c in self.checks],
                 "crossover": [
                     {
                         "lane": c.lane,

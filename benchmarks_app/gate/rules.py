@@ -55,6 +55,40 @@ class StatRule:
         return f"{text}, {_num(self.confidence * 100)}% confidence"
 
 
+HISTORY_MAX_VERSIONS = 20  # contracts_app.document.schema.MAX_HISTORY_VERSIONS
+
+
+@dataclass(frozen=True)
+class HistoryRule:
+    """`measurement.history`: on each lane and level, the candidate's metric is no worse
+    than `1 + max_regression` times each of the route's last `versions` approved versions'
+    (their own benchmarks' candidate arm), a non-inferiority test per earlier version.
+    After Keptn's relative criteria (keptn/spec, service_level_objective.md: `comparison`
+    with `compare_with: several_results` and `number_of_comparison_results`, and a pass
+    criterion such as `<=+10%`), but each comparison with its interval, not a point."""
+
+    versions: int
+    metric: str
+    max_regression: float
+    confidence: float = DEFAULT_CONFIDENCE
+    rule_id: str = "history"
+
+    @property
+    def bound(self) -> float:
+        return 1.0 + self.max_regression
+
+    def as_stat_rule(self) -> StatRule:
+        """The non-inferiority rule each comparison with one earlier version tests."""
+        return StatRule(self.rule_id, "non_inferiority", self.metric, self.bound, self.confidence)
+
+    def describe(self) -> str:
+        label = METRICS[self.metric].label
+        return (
+            f"{label} ≤ {_num(self.bound)}{X} of each of the last {self.versions} approved "
+            f"version{'s' if self.versions != 1 else ''}, {_num(self.confidence * 100)}% confidence"
+        )
+
+
 @dataclass(frozen=True)
 class GateRules:
     improve: tuple[StatRule, ...] = ()
@@ -63,6 +97,7 @@ class GateRules:
     memory_headroom_min_gib: float | None = None
     # lane -> the levels the contract plans; a planned level nobody measured is reported.
     planned: Mapping[str, tuple[tuple[LevelKind, float], ...]] | None = None
+    history: HistoryRule | None = None
 
     @property
     def stat_rules(self) -> tuple[StatRule, ...]:
@@ -89,7 +124,14 @@ class GateRules:
         if exact_min is not None and not 0 <= exact_min <= 1:
             raise GateInputError("measurement.output_stability.greedy_exact_match_min must be in [0, 1]")
         headroom = _opt_number(measurement, "memory_headroom_min_gib", "measurement")
-        return cls(improve, non_inf, exact_min, headroom, _planned(measurement.get("workloads") or {}))
+        return cls(
+            improve,
+            non_inf,
+            exact_min,
+            headroom,
+            _planned(measurement.get("workloads") or {}),
+            _history(measurement.get("history")),
+        )
 
 
 def _num(x: float) -> str:
@@ -135,6 +177,31 @@ def _stat_rule(raw: Any, kind: Literal["improve", "non_inferiority"], index: int
         max_concurrency=_opt_number(raw, "max_concurrency", where),
         max_rate=_opt_number(raw, "max_rate", where),
     )
+
+
+def _history(raw: Any) -> HistoryRule | None:
+    if raw is None:
+        return None
+    where = "measurement.history"
+    if not isinstance(raw, Mapping):
+        raise GateInputError(f"{where} must be a mapping")
+    metric = raw.get("metric")
+    if metric not in METRICS:
+        raise GateInputError(f"{where}.metric: unknown metric {metric!r}; known: {', '.join(METRICS)}")
+    versions = raw.get("versions")
+    if (
+        isinstance(versions, bool)
+        or not isinstance(versions, int)
+        or not 1 <= versions <= HISTORY_MAX_VERSIONS
+    ):
+        raise GateInputError(f"{where}.versions must be a whole number from 1 to {HISTORY_MAX_VERSIONS}")
+    regression = _opt_number(raw, "max_regression", where)
+    if regression is None or not 0 <= regression <= 1:
+        raise GateInputError(f"{where}.max_regression must be a number in [0, 1]")
+    confidence = _opt_number(raw, "confidence", where) or DEFAULT_CONFIDENCE
+    if not 0 < confidence < 1:
+        raise GateInputError(f"{where}.confidence must be in (0, 1)")
+    return HistoryRule(versions, metric, regression, confidence)
 
 
 def _planned(workloads: Any) -> dict[str, tuple[tuple[LevelKind, float], ...]]:

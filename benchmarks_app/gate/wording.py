@@ -63,9 +63,11 @@ def non_inferiority_reason(
     confidence: float,
     adjusted: bool,
     verdict: str,
+    *,
+    against: str = "baseline",
 ) -> str:
     label = METRICS[metric].label
-    head = f"{label} {estimate:.2f}{X} of baseline at {where} {interval(*ci)}, allowed ≤ {bar:g}{X}"
+    head = f"{label} {estimate:.2f}{X} of {against} at {where} {interval(*ci)}, allowed ≤ {bar:g}{X}"
     level = _level(confidence, adjusted)
     if verdict == "pass":
         return f"{head} (upper bound at {level})."

@@ -327,6 +327,11 @@ def _measurement(doc: ContractDocument) -> Iterator[FieldError]:
             elif item.metric in seen:
                 yield FieldError(path, f"metric {item.metric} has two standards in {section}")
             seen.add(item.metric)
+    if m.history is not None and m.history.metric not in METRICS:
+        yield FieldError(
+            "measurement.history.metric",
+            f"unknown metric {m.history.metric}; known: {', '.join(sorted(METRICS))}",
+        )
 
 
 def _rollback(doc: ContractDocument) -> Iterator[FieldError]:

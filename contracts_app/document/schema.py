@@ -31,6 +31,7 @@ MAX_REQUESTS_PER_LEVEL = 100_000
 MAX_TOKENS = 1_000_000
 MAX_COUNT = 1_000_000  # batch sizes, concurrencies, layers, tree widths
 MAX_RATIO = 1000.0
+MAX_HISTORY_VERSIONS = 20  # measurement.history.versions: earlier approved versions compared
 MAX_LIST = 64  # assets, lanes, schedule steps, gate rules
 
 LaneName = Annotated[
@@ -295,6 +296,22 @@ class OutputStability(_Model):
     )
 
 
+class History(_Model):
+    """No worse than the last `versions` approved versions of this route on each lane, as
+    Keptn's relative criteria (keptn/spec, service_level_objective.md: `comparison` with
+    `compare_with: several_results`, `number_of_comparison_results`,
+    `include_result_with_score: pass`, and a criterion like `<=+10%`)."""
+
+    versions: int = Field(
+        ge=1, le=MAX_HISTORY_VERSIONS, description="How many earlier approved versions to compare with."
+    )
+    metric: NonEmpty = Field(description="A metric the gate knows (see METRICS).")
+    max_regression: float = Field(
+        ge=0, le=1, description="Largest allowed worsening against each of them (0.1 = 10% worse)."
+    )
+    confidence: float = Field(default=0.95, gt=0, lt=1, description="Confidence of the interval.")
+
+
 class Measurement(_Model):
     workloads: dict[LaneName, Workload] = Field(
         max_length=MAX_LIST, description="The workload measured on each lane."
@@ -310,6 +327,9 @@ class Measurement(_Model):
     output_stability: OutputStability | None = None
     memory_headroom_min_gib: float | None = Field(
         default=None, ge=0, le=1e6, description="GPU memory that must stay free with speculation on."
+    )
+    history: History | None = Field(
+        default=None, description="Optional: no worse than the route's last approved versions."
     )
 
 

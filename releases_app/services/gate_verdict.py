@@ -14,17 +14,25 @@ the periodic `releases_conclude_left_behind`.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import Any
 
 from django.db import connection, transaction
 
 from audit_app.actors import Actor
 from benchmarks_app.choices import ACTIVE_STATES, RunState
-from benchmarks_app.gate import GateRules, evaluate_gate, gate_input_from_harness
+from benchmarks_app.gate import (
+    EarlierVersion,
+    GateRules,
+    arm_levels_from_harness,
+    evaluate_gate,
+    gate_input_from_harness,
+)
 from benchmarks_app.models import Run
 from benchmarks_app.selectors import ReleaseGateInput, release_gate_input, runs_of_release
 from releases_app.choices import ReleaseState
 from releases_app.models import Release
+from releases_app.selectors import approved_before
 from releases_app.services.endpoints import endpoint_drift_after
 from releases_app.services.proposals import release_fail, release_gate_complete
 
@@ -51,8 +59,22 @@ def _gate(inputs: ReleaseGateInput, release: Release) -> tuple[str, dict[str, An
     """(verdict, gate result as JSON)."""
     data = gate_input_from_harness(baseline=inputs.arm("baseline"), candidate=inputs.arm("candidate"))
     rules = GateRules.from_measurement(release.candidate_version.document.get("measurement", {}))
+    if rules.history is not None:
+        data = replace(data, history=_earlier_versions(release, rules.history.versions))
     result = evaluate_gate(data, rules, seed=release.pk)
     return str(result.verdict.value), result.as_dict()
+
+
+def _earlier_versions(release: Release, versions: int) -> list[EarlierVersion]:
+    """The route's last approved versions with their own benchmarks' candidate arm (the
+    stored results of their releases' succeeded runs; none for a version approved
+    without a benchmark), for `measurement.history`."""
+    out = []
+    for earlier in approved_before(release, versions=versions):
+        stored = release_gate_input(earlier.pk).arm("candidate")
+        arms = [a for lane, result in stored.items() for a in arm_levels_from_harness(result, lane=lane)]
+        out.append(EarlierVersion(earlier.candidate_version.number, earlier.pk, arms))
+    return out
 
 
 def _endpoints_drift(release_id: int) -> str | None:
