@@ -31,6 +31,7 @@ from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse
 from django.http.request import QueryDict
+from django.template.loader import render_to_string
 
 from kernel.api.parsers import content_type_charset, text_charset
 from kernel.api.problems import problem_http_response, too_large_problem
@@ -237,4 +238,6 @@ class RequestGuardMiddleware:
             return problem_http_response(
                 refused.status, refused.detail, code=refused.code, errors=refused.errors, request=request
             )
-        return HttpResponse(refused.detail, status=refused.status, content_type="text/plain; charset=utf-8")
+        # A page's form: the browser shows this page, so it says what was refused in words.
+        page = render_to_string("request_refused.html", {"status": refused.status, "detail": refused.detail})
+        return HttpResponse(page, status=refused.status, content_type="text/html; charset=utf-8")

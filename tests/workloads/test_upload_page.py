@@ -89,6 +89,9 @@ def test_a_file_over_the_limit_is_refused(operator: Any, settings: Any) -> None:
     # The request guard (kernel/api/guard.py) refuses the body before the view reads it.
     assert response.status_code == 413
     assert "larger than the limit of 100 bytes (WORKLOAD_MAX_BYTES)" in response.content.decode()
+    # A page, in words, for the browser that sent the form (not plain text).
+    assert response["Content-Type"].startswith("text/html")
+    assert "Nothing was stored" in response.content.decode()
     assert not WorkloadVersion.objects.exists()
 
 
