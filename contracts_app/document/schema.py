@@ -288,6 +288,11 @@ class NonInferiority(_Model):
     max_ratio: float = Field(
         gt=0, le=MAX_RATIO, description="Largest allowed candidate/baseline ratio (1.1 = 10% worse)."
     )
+    # None, not 0.95, by default: a default fills the canonical JSON and would change the
+    # digest of every stored document with a non-inferiority rule. The gate reads absent as 0.95.
+    confidence: float | None = Field(
+        default=None, gt=0, lt=1, description="Confidence of the interval (0.95 when absent)."
+    )
 
 
 class OutputStability(_Model):

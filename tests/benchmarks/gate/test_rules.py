@@ -66,3 +66,22 @@ def test_a_rule_reads_with_its_scope_and_describes_itself():
 def test_nonsense_is_refused_with_the_path(measurement, message):
     with pytest.raises(GateInputError, match=message):
         GateRules.from_measurement(measurement)
+
+
+def test_a_non_inferiority_confidence_the_contract_states_reaches_the_gate():
+    from contracts_app.document import ContractError, document_digest, normalize, validate_document
+    from tests.support.documents import load_example
+
+    data = load_example("contract-summaries-ngram.yaml")
+    before = document_digest(validate_document(data))
+    assert data["measurement"]["non_inferiority"], "the example has a non-inferiority rule"
+    data["measurement"]["non_inferiority"][0]["confidence"] = 0.9
+    doc = validate_document(data)
+    # Absent stays absent: stored documents keep their digests; stated, it is part of the contract.
+    assert document_digest(doc) != before
+    measurement = normalize(doc)["measurement"]
+    assert GateRules.from_measurement(measurement).non_inferiority[0].confidence == 0.9
+    data["measurement"]["non_inferiority"][0]["confidence"] = 1.5
+    with pytest.raises(ContractError) as refused:
+        validate_document(data)
+    assert any(e.path == "measurement.non_inferiority[0].confidence" for e in refused.value.errors)
