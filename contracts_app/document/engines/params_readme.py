@@ -8,7 +8,7 @@ import sys
 
 from . import KNOWLEDGE
 from .params import ENV, PARAMS, Param
-from .readme import README, _span
+from .readme import README, _span, block_between, write_block
 
 BEGIN = "<!-- engine-params:begin (generated: python -m contracts_app.document.engines.params_readme) -->"
 END = "<!-- engine-params:end -->"
@@ -60,13 +60,11 @@ def generated_block() -> str:
 
 
 def current_block(text: str) -> str:
-    start, end = text.index(BEGIN), text.index(END) + len(END)
-    return text[start:end]
+    return block_between(text, BEGIN, END)
 
 
 def write() -> None:
-    text = README.read_text(encoding="utf-8")
-    README.write_text(text.replace(current_block(text), generated_block()), encoding="utf-8")
+    write_block(BEGIN, END, generated_block())
 
 
 if __name__ == "__main__":

@@ -116,14 +116,24 @@ def generated_block() -> str:
     return f"{BEGIN}\n{engine_sections()}{END}"
 
 
+def block_between(text: str, begin: str, end: str) -> str:
+    """The README's generated block that starts with `begin` and ends with `end`, both included."""
+    start, stop = text.index(begin), text.index(end) + len(end)
+    return text[start:stop]
+
+
+def write_block(begin: str, end: str, generated: str) -> None:
+    """Replace the README's block between `begin` and `end` with `generated`."""
+    text = README.read_text(encoding="utf-8")
+    README.write_text(text.replace(block_between(text, begin, end), generated), encoding="utf-8")
+
+
 def current_block(text: str) -> str:
-    start, end = text.index(BEGIN), text.index(END) + len(END)
-    return text[start:end]
+    return block_between(text, BEGIN, END)
 
 
 def write() -> None:
-    text = README.read_text(encoding="utf-8")
-    README.write_text(text.replace(current_block(text), generated_block()), encoding="utf-8")
+    write_block(BEGIN, END, generated_block())
 
 
 if __name__ == "__main__":
