@@ -13,7 +13,7 @@ from django.utils import timezone
 from accounts_app.models import ApiToken, TokenPurpose, UserRole
 from accounts_app.models.tokens import hash_key, new_key
 from accounts_app.roles import ROLE_ORDER, Role, role_rank
-from accounts_app.selectors import user_role
+from accounts_app.selectors import user_role, user_route_slugs
 from audit_app.actors import Actor, as_actor
 from audit_app.services import audit_record
 from contracts_app.document.schema import ROUTE_PATTERN
@@ -53,12 +53,15 @@ def token_summary(token: ApiToken) -> dict[str, Any]:
 
 
 def _may_manage_tokens_of(actor: Actor, user: Any) -> bool:
-    from accounts_app.permissions import ensure_fleet_wide, has_role
+    from accounts_app.permissions import ensure_fleet_wide, is_fleet_admin
 
-    ensure_fleet_wide(actor, "manage tokens")  # a token belongs to no route
+    if actor.token is not None:
+        ensure_fleet_wide(actor, "manage tokens")  # a token belongs to no route
     if actor.user is None:  # the system: a management command run by someone with a shell
         return True
-    return bool(actor.user.pk == user.pk or has_role(actor, "admin"))
+    # A user limited to some routes manages their own tokens (held within those routes by
+    # token_issue), never another user's: that is an admin's over every route.
+    return bool(actor.user.pk == user.pk or is_fleet_admin(actor))
 
 
 def token_issue(
@@ -73,7 +76,9 @@ def token_issue(
 ) -> IssuedToken:
     """Issue a token for `user` with `role` (at most the user's own role), optionally
     scoped to route slugs. Non-admins issue tokens for themselves only. A rollout-gate
-    token (`purpose`) must name its routes and has the viewer role."""
+    token (`purpose`) must name its routes and has the viewer role. A user limited to
+    some routes gets tokens within them only (naming them: "every route" would promise
+    more than the token can see)."""
     who = as_actor(actor)
     if not _may_manage_tokens_of(who, user):
         raise Forbidden("Only an admin can issue tokens for another user.")
@@ -82,10 +87,8 @@ def token_issue(
     have = user_role(user)
     if role_rank(role) > role_rank(have):
         raise _invalid("role", f"a token's role can't exceed its user's: {user.get_username()} is {have}")
-    slugs = sorted(set(routes))
-    for slug in slugs:
-        if not re.fullmatch(ROUTE_PATTERN, slug):
-            raise _invalid("routes", f"{slug!r} is not a route slug")
+    slugs = _checked_slugs(routes)
+    _check_within_user_scope(user, slugs)
     if purpose not in TokenPurpose.values:
         raise _invalid("purpose", f"unknown purpose {purpose!r}; use one of {', '.join(TokenPurpose.values)}")
     if purpose == TokenPurpose.ROLLOUT_GATE:
@@ -117,6 +120,18 @@ def token_issue(
             after=token_summary(token),
         )
     return IssuedToken(token=token, key=key)
+
+
+def _check_within_user_scope(user: Any, slugs: list[str]) -> None:
+    scope = user_route_slugs(user)
+    if scope is None:
+        return
+    limited = f"{user.get_username()} is limited to routes {', '.join(scope)}"
+    if not slugs:
+        raise _invalid("routes", f"{limited}: name the token's routes, within those")
+    outside = [slug for slug in slugs if slug not in scope]
+    if outside:
+        raise _invalid("routes", f"{limited}; not {', '.join(outside)}")
 
 
 def token_revoke(*, token: ApiToken, actor: Actor | Any, reason: str = "") -> ApiToken:
@@ -181,12 +196,51 @@ def user_set_role(*, user: Any, role: str, actor: Actor | Any) -> UserRole:
     return row
 
 
-def sso_sign_in(*, username: str, email: str, groups: list[str], role: str, issuer: str) -> Any:
+def _checked_slugs(routes: Iterable[str], path: str = "routes") -> list[str]:
+    slugs = sorted(set(routes))
+    for slug in slugs:
+        if not isinstance(slug, str) or not re.fullmatch(ROUTE_PATTERN, slug):
+            raise _invalid(path, f"{slug!r} is not a route slug")
+    return slugs
+
+
+def user_set_routes(*, user: Any, routes: Iterable[str], actor: Actor | Any) -> UserRole:
+    """Limit `user` to these routes (empty: every route). Audited as `user.routes_changed`
+    when the scope moves. Their tokens are not edited: a token's scope is intersected with
+    its user's at every request (accounts_app/permissions.py), so narrowing a user narrows
+    their tokens at once."""
+    slugs = _checked_slugs(routes)
+    with transaction.atomic():
+        row, _ = UserRole.objects.select_for_update().get_or_create(
+            user=user, defaults={"role": user_role(user) or Role.VIEWER}
+        )
+        before = sorted(row.route_slugs or [])
+        if before != slugs:
+            row.route_slugs = slugs
+            row.save(update_fields=["route_slugs"])
+            audit_record(
+                actor=actor,
+                action="user.routes_changed",
+                obj_type="user",
+                obj_id=user.get_username(),
+                before={"routes": before},
+                after={"routes": slugs},
+            )
+    # The cached one-to-one on `user` would still hold the old scope for this request.
+    user.specpact_role = row
+    return row
+
+
+def sso_sign_in(
+    *, username: str, email: str, groups: list[str], role: str, issuer: str, routes: Iterable[str] = ()
+) -> Any:
     """The user an OpenID Connect sign-in stands for, created on the first one, with `role`
-    (from accounts_app/sso_mapping.py) set again each time, so a user taken out of a
-    group loses its role here. Audited: `user.created` (first time), `user.role_changed`
-    (when the role moves), `login.sso` (every sign-in, with the groups it came with)."""
+    and `routes` (from accounts_app/sso_mapping.py; empty: every route) set again each
+    time, so a user taken out of a group loses its role and routes here. Audited:
+    `user.created` (first time), `user.role_changed` and `user.routes_changed` (when they
+    move), `login.sso` (every sign-in, with the groups it came with)."""
     _check_role(role)
+    slugs = _checked_slugs(routes)
     user_model = get_user_model()
     with transaction.atomic():
         user = user_model.objects.select_for_update().filter(username=username).first()
@@ -196,13 +250,19 @@ def sso_sign_in(*, username: str, email: str, groups: list[str], role: str, issu
             user.set_unusable_password()  # a provider's user never signs in with a password here
             user.full_clean(exclude=["password"])
             user.save()
-            UserRole.objects.create(user=user, role=role)
+            UserRole.objects.create(user=user, role=role, route_slugs=slugs)
             audit_record(
                 actor=user,
                 action="user.created",
                 obj_type="user",
                 obj_id=username,
-                after={"username": username, "role": role, "source": "oidc", "issuer": issuer},
+                after={
+                    "username": username,
+                    "role": role,
+                    "routes": slugs,
+                    "source": "oidc",
+                    "issuer": issuer,
+                },
             )
         else:
             if not user.is_active:
@@ -219,11 +279,18 @@ def sso_sign_in(*, username: str, email: str, groups: list[str], role: str, issu
                 user.save(update_fields=["email"])
             if user_role(user) != role:
                 user_set_role(user=user, role=role, actor=user)
+            user_set_routes(user=user, routes=slugs, actor=user)  # audited only when they move
         audit_record(
             actor=user,
             action="login.sso",
             obj_type="user",
             obj_id=username,
-            after={"issuer": issuer, "groups": sorted(groups), "role": role, "created": created},
+            after={
+                "issuer": issuer,
+                "groups": sorted(groups),
+                "role": role,
+                "routes": slugs,
+                "created": created,
+            },
         )
     return user

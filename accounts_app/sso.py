@@ -68,12 +68,14 @@ class SpecPactOIDCBackend(OIDCAuthenticationBackend):
         groups = groups_from_claims(claims, settings.OIDC_GROUPS_CLAIM) or groups_from_claims(
             payload, settings.OIDC_GROUPS_CLAIM
         )
+        access = mapping.access_for(groups)
         try:
             return sso_sign_in(
                 username=username_for(str(claims["sub"])),
                 email=str(claims.get("email") or ""),
                 groups=groups,
-                role=mapping.role_for(groups),
+                role=access.role,
+                routes=list(access.routes),
                 issuer=settings.OIDC_OP_ISSUER,
             )
         except DomainError as exc:

@@ -14,14 +14,14 @@ from django.views.decorators.http import require_POST
 
 from accounts_app import services
 from accounts_app.forms import TokenIssueForm, TokenRevokeForm
-from accounts_app.permissions import has_role
+from accounts_app.permissions import is_fleet_admin
 from accounts_app.selectors import tokens_visible_to, user_by_username
 from audit_app.actors import actor_from_request
 from kernel.errors import DomainError, FieldError, Forbidden, error_words
 
 
 def _is_admin(request: HttpRequest) -> bool:
-    return has_role(request, "admin")
+    return is_fleet_admin(request)  # an admin limited to some routes sees their own tokens only
 
 
 @login_required

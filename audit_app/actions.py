@@ -48,13 +48,16 @@ FAMILIES: dict[str, dict[str, bool]] = {
         "failed": TRAIL_ONLY,
         "result_accepted": TRAIL_ONLY,
     },
+    # The retention setting took raw samples out of results older than its cutoff: one
+    # event per prune, with the counts (benchmarks_app/services/retention.py).
+    "retention": {"samples_pruned": TRAIL_ONLY},
     "worker": {
         "register": TRAIL_ONLY,
         "revoke": TRAIL_ONLY,
         "bootstrap_token.issue": TRAIL_ONLY,
         "bootstrap_token.revoke": TRAIL_ONLY,
     },
-    "user": {"created": TRAIL_ONLY, "role_changed": TRAIL_ONLY},
+    "user": {"created": TRAIL_ONLY, "role_changed": TRAIL_ONLY, "routes_changed": TRAIL_ONLY},
     "token": {"issued": TRAIL_ONLY, "revoked": TRAIL_ONLY},
     # `login.sso`: a sign-in through the OpenID Connect provider (accounts_app/sso.py).
     "login": {"locked_out": TRAIL_ONLY, "sso": TRAIL_ONLY},

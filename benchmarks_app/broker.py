@@ -37,10 +37,14 @@ def worker_broker_url() -> str:
 
 def worker_transport_options() -> dict[str, Any]:
     """Kombu transport options for workers: the control plane's own when they share its
-    broker URL (the embedded filesystem broker needs its folders), else the timeout."""
+    broker URL (the embedded filesystem broker needs its folders), else the timeout (and
+    a Sentinel broker's master group)."""
     if worker_broker_url() == settings.CELERY_BROKER_URL:
         return transport_options()
-    return {"visibility_timeout": visibility_timeout_s()}
+    options: dict[str, Any] = {"visibility_timeout": visibility_timeout_s()}
+    if worker_broker_url().startswith("sentinel://"):  # kombu's sentinel transport needs it
+        options["master_name"] = settings.BROKER_SENTINEL_MASTER
+    return options
 
 
 def visibility_timeout_s() -> int:

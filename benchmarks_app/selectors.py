@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from django.db.models import QuerySet
@@ -74,6 +75,9 @@ class ReleaseGateInput:
     runs: list[Run]
     harness: dict[str, Any] = field(default_factory=dict)
     aggregates: dict[str, dict[str, list[dict[str, Any]]]] = field(default_factory=dict)
+    # lane → when its result's raw samples were pruned by the retention setting (read with
+    # samples only): such a lane has aggregates but nothing in `harness` to bootstrap.
+    pruned: dict[str, datetime] = field(default_factory=dict)
 
     @property
     def ended(self) -> bool:
@@ -109,9 +113,16 @@ class ReleaseGateInput:
 
 def results_digests(run_ids: list[int]) -> dict[int, str]:
     """run id → `sha256:` digest of its stored result, as `ReleaseGateInput.judged` takes it;
-    the results are read one at a time (each may hold 100,000 requests)."""
-    rows = RunResult.objects.filter(run_id__in=run_ids).values_list("run_id", "payload")
-    return {run_id: "sha256:" + result_digest(payload) for run_id, payload in rows.iterator(chunk_size=1)}
+    the results are read one at a time (each may hold 100,000 requests). A result whose raw
+    samples were pruned can't be hashed again: its digest is the one taken at upload (the
+    column, which `run.result_accepted` in the chain recorded too)."""
+    rows = RunResult.objects.filter(run_id__in=run_ids).values_list(
+        "run_id", "samples_pruned_at", "digest", "payload"
+    )
+    return {
+        run_id: "sha256:" + (digest if pruned_at is not None else result_digest(payload))
+        for run_id, pruned_at, digest, payload in rows.iterator(chunk_size=1)
+    }
 
 
 def release_gate_input(
@@ -124,11 +135,13 @@ def release_gate_input(
     results stored before aggregates were cost."""
     if samples:
         read = list(runs_of_release(release_id)) if runs is None else runs
-        harness = {r.lane: r.result.payload for r in read if _succeeded(r)}
-        aggregates = {
-            r.lane: _stored_aggregates(r.result.aggregates, r.result.payload) for r in read if _succeeded(r)
+        succeeded = [r for r in read if _succeeded(r)]
+        pruned = {
+            r.lane: r.result.samples_pruned_at for r in succeeded if r.result.samples_pruned_at is not None
         }
-        return ReleaseGateInput(read, harness, aggregates)
+        harness = {r.lane: r.result.payload for r in succeeded if r.lane not in pruned}
+        aggregates = {r.lane: _stored_aggregates(r.result.aggregates, r.result.payload) for r in succeeded}
+        return ReleaseGateInput(read, harness, aggregates, pruned)
     read = list(Run.objects.filter(release_id=release_id).order_by("id")) if runs is None else runs
     done = {r.pk: r.lane for r in read if _succeeded(r)}
     out: dict[str, dict[str, list[dict[str, Any]]]] = {}

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from benchmarks_app.broker import visibility_timeout_s
 from benchmarks_app.choices import EngineKind
-from contracts_app.document import render, validate_document
+from contracts_app.document import ContractError, document_digest, render, validate_document
 from contracts_app.document.engines import SERVER_ENGINES
 from contracts_app.models import ContractVersion
 from kernel.errors import DomainError, FieldError, field_errors
@@ -69,6 +69,17 @@ def _render(document: dict[str, Any], engine: str) -> dict[str, Any]:
     return render(validate_document(document), engine).as_dict()
 
 
+def _builtin_gguf(document: dict[str, Any], argv: list[str]) -> list[str]:
+    """llama-server loads a local GGUF (`-m PATH`): for the target the worker ships, the
+    command names `builtin:…` and each worker puts its own GGUF's path there
+    (worker/engines/builtin.py). Other servers load a repository id and are left alone."""
+    target = document["target"]
+    builtin = _BUILTIN_MODELS.get((target["model"], target.get("revision")))
+    if builtin is None or target["engine"] != "llamacpp":
+        return argv
+    return [builtin if i > 0 and argv[i - 1] in ("-m", "--model") else w for i, w in enumerate(argv)]
+
+
 def _managed_engine(document: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     engine = document["target"]["engine"]
     if engine not in SERVER_ENGINES:
@@ -77,7 +88,7 @@ def _managed_engine(document: dict[str, Any]) -> tuple[dict[str, Any], dict[str,
             errors=[FieldError("engine", f"use 'transformers' for a {engine} contract")],
         )
     rendered = _render(document, engine)
-    argv = list(rendered["argv"])
+    argv = _builtin_gguf(document, list(rendered["argv"]))
     if "--port" not in argv:
         argv += ["--port", str(_MANAGED_PORT)]
     managed = {
@@ -102,10 +113,14 @@ def _openai_engine(endpoint: dict[str, Any]) -> dict[str, Any]:
 
 
 def arm_engine(
-    version: ContractVersion, engine_kind: str, endpoint: dict[str, Any] | None
+    version: ContractVersion,
+    engine_kind: str,
+    endpoint: dict[str, Any] | None,
+    document: dict[str, Any] | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(harness engine config, rendered config for the record) of one arm."""
-    document = version.document
+    """(harness engine config, rendered config for the record) of one arm: from the
+    version's document, or from `document` where the arm runs a variant of it."""
+    document = version.document if document is None else document
     if engine_kind == EngineKind.TRANSFORMERS:
         return _transformers_engine(document), _render(document, "transformers")
     if engine_kind == EngineKind.OPENAI:
@@ -152,6 +167,16 @@ def _registered_workload(dataset: str, levels: list[dict[str, Any]]) -> dict[str
     return {"name": version.name, "digest": version.digest, "arrival": "trace" if trace else "poisson"}
 
 
+def _valid_variant(document: dict[str, Any], arm: str) -> Any:
+    try:
+        return validate_document(document)
+    except ContractError as exc:
+        raise DomainError(
+            f"the {arm} arm's contract variant is invalid; see errors",
+            errors=[FieldError(f"{arm}.{e.path}", e.message) for e in exc.errors],
+        ) from None
+
+
 def _time_limits(time_limit_s: int | None) -> tuple[int, int]:
     hard = int(time_limit_s or settings.RUN_DEFAULT_TIME_LIMIT_S)
     ceiling = min(int(settings.RUN_MAX_TIME_LIMIT_S), visibility_timeout_s() - 60)
@@ -178,8 +203,13 @@ def build_spec(
     engine_kind: str,
     endpoints: dict[str, Any] | None,
     overrides: dict[str, Any],
+    documents: dict[str, dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """The spec as JSON-ready dict, validated against RunSpec (a DomainError if not)."""
+    """The spec as JSON-ready dict, validated against RunSpec (a DomainError if not).
+
+    `documents`: per arm, a variant of that arm's version document to run instead (an
+    advice run measures the active version with each candidate's speculation, advice_app);
+    it passes the contract's own validation, and the arm's digest is the variant's."""
     workload = workloads_of(candidate.document).get(lane)
     if workload is None:
         raise DomainError(
@@ -188,11 +218,16 @@ def build_spec(
         )
     arms = {}
     for name, version in (("baseline", baseline), ("candidate", candidate)):
-        engine, rendered = arm_engine(version, engine_kind, (endpoints or {}).get(name))
+        variant = (documents or {}).get(name)
+        digest, method = version.digest, version.speculation_method
+        if variant is not None:
+            valid = _valid_variant(variant, name)
+            digest, method = document_digest(valid), str(valid.speculation.method)
+        engine, rendered = arm_engine(version, engine_kind, (endpoints or {}).get(name), variant)
         arms[name] = {
             "contract_version": version.number,
-            "digest": version.digest,
-            "speculation_method": version.speculation_method,
+            "digest": digest,
+            "speculation_method": method,
             "engine": engine,
             "rendered": rendered,
         }

@@ -19,6 +19,7 @@ __all__ = [
     "DomainError",
     "FieldError",
     "Forbidden",
+    "Gone",
     "NotFound",
     "PreconditionFailed",
     "error_path",
@@ -100,3 +101,11 @@ class PreconditionFailed(DomainError):
 class Forbidden(DomainError):
     def __init__(self, detail: str) -> None:
         super().__init__(detail=detail, status=403, code="forbidden")
+
+
+class Gone(DomainError):
+    """What was here was removed on purpose and will not come back (410): e.g. raw samples
+    dropped by the retention setting. `extensions` say when and by what."""
+
+    def __init__(self, detail: str, code: str = "gone", extensions: dict[str, Any] | None = None) -> None:
+        super().__init__(detail=detail, status=410, code=code, extensions=dict(extensions or {}))

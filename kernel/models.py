@@ -1,5 +1,5 @@
 """Project-wide tables that belong to no domain: the API's idempotency keys
-(kernel/api/idempotency.py)."""
+(kernel/api/idempotency.py) and beat's lease (kernel/beat.py)."""
 
 from __future__ import annotations
 
@@ -31,3 +31,20 @@ class IdempotencyKey(models.Model):
 
     def __str__(self) -> str:
         return f"{self.scope} {self.key}"
+
+
+class BeatLease(models.Model):
+    """Who may send beat's schedule now (kernel/beat.py): one row per schedule, held by one
+    beat process until `expires_at` (the database's clock, so the hosts' clocks don't
+    matter). The holder renews it well before then; another beat takes it only once it
+    has run out, so a second beat (a standby on another host, or one started by mistake)
+    sends nothing while the first is alive, and takes over within a lease after it dies."""
+
+    name = models.CharField(max_length=64, unique=True)
+    # host:pid:random of the beat holding it ("" before anyone has).
+    holder = models.CharField(max_length=200, blank=True, default="")
+    expires_at = models.DateTimeField()
+    renewed_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.name} held by {self.holder or 'nobody'} until {self.expires_at}"

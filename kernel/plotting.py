@@ -5,14 +5,17 @@ any app may use it."""
 
 from __future__ import annotations
 
+import functools
 import json
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
+
+TIMES = "\u00d7"  # the multiplication sign of "1.5x" (escaped: ruff flags the literal)
 
 # Okabe & Ito (2008), "Color Universal Design": safe for the common colour-vision deficiencies.
 OKABE_ITO = {
@@ -43,11 +46,43 @@ def layout(title: str, x_title: str, y_title: str, **extra: Any) -> dict[str, An
     return base
 
 
+def no_data_note(message: str) -> dict[str, Any]:
+    """The annotation of a figure's message in its middle, where the data would be."""
+    return {
+        "text": message,
+        "showarrow": False,
+        "xref": "paper",
+        "yref": "paper",
+        "x": 0.5,
+        "y": 0.5,
+        "font": {"size": 14},
+    }
+
+
+def log_level_axis_props(levels: Sequence[float]) -> dict[str, Any]:
+    """A log x axis ticked at the measured levels, with room either side of the outermost
+    ones (the range is in decades), so no point sits on the plot's edge."""
+    ticks = sorted({float(x) for x in levels if x and x > 0})
+    if not ticks:
+        return {"type": "log"}
+    left, right = math.log10(ticks[0]), math.log10(ticks[-1])
+    pad = max(0.25, 0.1 * (right - left))
+    return {
+        "type": "log",
+        "tickvals": ticks,
+        "ticktext": [f"{t:g}" for t in ticks],
+        "range": [left - pad, right + pad],
+    }
+
+
+def log_level_axis(fig: go.Figure, levels: Sequence[float]) -> None:
+    """`log_level_axis_props` on a graph_objs figure's x axes."""
+    fig.update_xaxes(**log_level_axis_props(levels))
+
+
 def no_data(fig: go.Figure, message: str) -> None:
     """The figure's message in its middle, where the data would be."""
-    fig.add_annotation(
-        text=message, showarrow=False, xref="paper", yref="paper", x=0.5, y=0.5, font={"size": 14}
-    )
+    fig.add_annotation(**no_data_note(message))
 
 
 def to_dict(fig: go.Figure) -> dict[str, Any]:
@@ -56,6 +91,96 @@ def to_dict(fig: go.Figure) -> dict[str, Any]:
     result: dict[str, Any] = json.loads(pio.to_json(fig, validate=True, remove_uids=True))
     readable_log_axes(result)
     return result
+
+
+@functools.cache
+def _template_json(name: str) -> str:
+    """The template as Plotly writes it into a figure's layout (once per process)."""
+    return json.dumps(json.loads(pio.to_json(go.Figure(layout={"template": name})))["layout"]["template"])
+
+
+def plain_figure(data: list[dict[str, Any]], layout_: dict[str, Any]) -> dict[str, Any]:
+    """The figure `to_dict(go.Figure(data=data, layout=layout_))` gives, built from plain
+    dicts: no graph_objs, whose per-property validation was most of a page's CPU (issue 26,
+    profile item 3). The caller writes what Plotly would store: every trace with its
+    `type`, nested dicts instead of `line_color=` shorthands. Tests hold the two equal
+    (tests/dashboard/charts/test_plain_figures.py). A named template is expanded as Plotly
+    expands it."""
+    result: dict[str, Any] = {"data": data, "layout": dict(layout_)}
+    template = result["layout"].get("template")
+    if isinstance(template, str):
+        result["layout"]["template"] = json.loads(_template_json(template))
+    readable_log_axes(result)
+    return result
+
+
+def merge(target: dict[str, Any], update: Mapping[str, Any]) -> dict[str, Any]:
+    """`update` into `target` in place, nested dicts merged, anything else replaced: what
+    `fig.update_layout(update)` does to a layout."""
+    for key, value in update.items():
+        if isinstance(value, Mapping) and isinstance(target.get(key), dict):
+            merge(target[key], value)
+        else:
+            target[key] = json.loads(json.dumps(value)) if isinstance(value, Mapping | list) else value
+    return target
+
+
+@functools.cache
+def _grid_json(rows: int, cols: int, panels: int, shared_yaxes: bool) -> str:
+    from plotly.subplots import make_subplots
+
+    grid = make_subplots(
+        rows=rows, cols=cols, subplot_titles=[f"{i}" for i in range(panels)], shared_yaxes=shared_yaxes
+    )
+    layout_ = json.loads(pio.to_json(grid, validate=False))["layout"]
+    layout_.pop("template", None)
+    return json.dumps(layout_)
+
+
+def subplot_grid(rows: int, cols: int, titles: list[str], *, shared_yaxes: bool = False) -> dict[str, Any]:
+    """The layout `make_subplots(rows, cols, subplot_titles=titles, shared_yaxes=…)` gives
+    (axes' domains and anchors, the titles' annotations), without its template: worked out
+    by Plotly once per shape, then copied."""
+    layout_: dict[str, Any] = json.loads(_grid_json(rows, cols, len(titles), shared_yaxes))
+    for annotation, title in zip(layout_.get("annotations", []), titles, strict=True):
+        annotation["text"] = title
+    return layout_
+
+
+@functools.cache
+def _reference_line_json(direction: str, position: str | None) -> str:
+    fig = go.Figure()
+    position_ = {} if position is None else {"annotation_position": position}
+    if direction == "h":
+        fig.add_hline(y=0, annotation_text="-", **position_)
+    else:
+        fig.add_vline(x=0, annotation_text="-", **position_)
+    made = json.loads(pio.to_json(fig, validate=False))["layout"]
+    return json.dumps([made["shapes"][0], made["annotations"][0]])
+
+
+def reference_line(
+    direction: str, value: float, *, line: Mapping[str, Any], text: str, position: str | None = None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The (shape, annotation) `fig.add_hline(y=value, …)` (direction "h") or
+    `fig.add_vline(x=value, …)` ("v") adds, with `annotation_text=text` and
+    `annotation_position=position`: where Plotly puts the label is asked of Plotly, once
+    per direction and position."""
+    shape, annotation = json.loads(_reference_line_json(direction, position))
+    shape["line"] = dict(line)
+    if direction == "h":
+        shape["y0"] = shape["y1"] = annotation["y"] = value
+    else:
+        shape["x0"] = shape["x1"] = annotation["x"] = value
+    annotation["text"] = text
+    return shape, annotation
+
+
+def axis_ref(row: int, col: int, cols: int) -> tuple[str, str]:
+    """The (xaxis, yaxis) a trace in panel (row, col) of a grid names, 1-based as Plotly's."""
+    n = (row - 1) * cols + col
+    suffix = "" if n == 1 else str(n)
+    return f"x{suffix}", f"y{suffix}"
 
 
 # Mantissas of the ticks on a log axis, coarsest first: the first that puts at least three

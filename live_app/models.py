@@ -186,7 +186,9 @@ class AcceptanceSample(models.Model):
 
     class Meta:
         ordering = ["-taken_at", "-id"]
-        indexes = [models.Index(fields=["endpoint", "-taken_at"])]
+        # The whole ordering after the endpoint: the route page's newest samples per endpoint
+        # are read off it and stop after the last one kept (live_app.selectors.latest_samples).
+        indexes = [models.Index(fields=["endpoint", "-taken_at", "-id"], name="sample_endpoint_newest")]
 
     def __str__(self) -> str:
         return f"sample of {self.endpoint_id} at {self.taken_at}"

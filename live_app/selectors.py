@@ -5,7 +5,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db import connection
+from django.db.models import F, QuerySet, Window
+from django.db.models.functions import RowNumber
 
 from benchmarks_app.models import RunResult
 from contracts_app.models import ContractVersion, Route
@@ -93,3 +95,56 @@ def acceptance_floor(version: ContractVersion, reference: float | None) -> float
     watch and the live chart draw the same line."""
     trigger = acceptance_trigger(version)
     return float(trigger["min_ratio"]) * reference if trigger and reference else None
+
+
+# One live sample as the route page draws it: (taken_at, window acceptance rate, reset).
+SamplePoint = tuple[Any, float | None, bool]
+
+# The newest samples of each endpoint, one index range per endpoint: LATERAL ... LIMIT
+# walks the `sample_endpoint_newest` index (endpoint, -taken_at, -id) backwards and stops
+# after `limit` rows. A sliced Prefetch would rank every sample of every endpoint with
+# ROW_NUMBER() first (129,600 rows sorted to keep 1,500, issue 26 profile item 2).
+_LATEST_SAMPLES_SQL = """
+SELECT e.id, s.taken_at, s.window_acceptance_rate, s.reset
+FROM unnest(%s::bigint[]) AS e(id)
+CROSS JOIN LATERAL (
+    SELECT taken_at, id, window_acceptance_rate, reset
+    FROM live_app_acceptancesample
+    WHERE endpoint_id = e.id
+    ORDER BY taken_at DESC, id DESC
+    LIMIT %s
+) AS s
+ORDER BY e.id, s.taken_at, s.id
+"""
+
+
+def latest_samples(endpoint_ids: list[int], limit: int) -> dict[int, list[SamplePoint]]:
+    """Each endpoint's newest `limit` samples, oldest first, as plain tuples (no model
+    instances: the page draws three fields of 1,500 rows). One query for any number of
+    endpoints."""
+    from live_app.models import AcceptanceSample
+
+    out: dict[int, list[SamplePoint]] = {pk: [] for pk in endpoint_ids}
+    if not endpoint_ids:
+        return out
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(_LATEST_SAMPLES_SQL, [endpoint_ids, limit])
+            for pk, taken_at, rate, reset in cursor.fetchall():
+                out[pk].append((taken_at, rate, reset))
+        return out
+    # SQLite (the embedded demo): no LATERAL; its few samples are ranked in one query.
+    ranked = (
+        AcceptanceSample.objects.filter(endpoint_id__in=endpoint_ids)
+        .annotate(
+            newest=Window(
+                RowNumber(), partition_by=[F("endpoint_id")], order_by=[F("taken_at").desc(), F("id").desc()]
+            )
+        )
+        .filter(newest__lte=limit)
+        .order_by("endpoint_id", "taken_at", "id")
+        .values_list("endpoint_id", "taken_at", "window_acceptance_rate", "reset")
+    )
+    for pk, taken_at, rate, reset in ranked:
+        out[pk].append((taken_at, rate, reset))
+    return out

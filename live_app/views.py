@@ -26,7 +26,7 @@ from live_app.services.probe_requests import endpoint_probe_request
 def endpoint_probe_ask(request: HttpRequest, slug: str, name: str) -> HttpResponseRedirect:
     if not has_role(request, "operator"):
         raise PermissionDenied("Probing an endpoint needs the operator role or higher.")
-    route = route_or_404(slug)
+    route = route_or_404(request, slug)
     endpoint = endpoint_get(route, name)
     if endpoint is None:
         raise Http404(f"{slug!r} has no endpoint {name!r}.")

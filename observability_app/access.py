@@ -16,7 +16,7 @@ from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.throttling import BaseThrottle
 
 from accounts_app.authentication import ApiTokenAuthentication, token_from_header
-from accounts_app.permissions import has_role
+from accounts_app.permissions import has_role, routes_in_scope
 from accounts_app.roles import Role
 from kernel.outbound import IPNetwork, parse_networks
 
@@ -69,7 +69,7 @@ def refusal(request: HttpRequest) -> Refusal | None:
     request.auth = token  # type: ignore[attr-defined]
     if not has_role(request, Role.VIEWER):
         return Refusal(403, "permission_denied", "This token's role may not read the metrics.")
-    if token.is_scoped:
+    if routes_in_scope(request) is not None:  # the token's scope, or its user's
         return Refusal(
             403,
             "permission_denied",

@@ -3,7 +3,8 @@
 (`after.judged`, from `ReleaseGateInput.judged`). The chain proves the event unchanged; this
 proves the results behind the verdict are the ones it judged. Registered with audit_app in
 ReleasesConfig.ready (audit_app/evidence.py); events recorded before `judged` existed
-carry none and are skipped."""
+carry none and are skipped. A result whose raw samples the retention setting pruned is held
+to the digest taken at upload (`results_digests`): what is left of it can't be hashed again."""
 
 from __future__ import annotations
 

@@ -18,6 +18,7 @@ PROJECT_APPS: tuple[str, ...] = (
     "dashboard_app",
     "webhooks_app",
     "observability_app",
+    "advice_app",
 )
 
 if __name__ == "__main__":

@@ -12,6 +12,8 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
+from kernel.settings_values import at_least
+
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 
@@ -48,14 +50,15 @@ def env_bool(name: str, default: bool) -> bool:
     )
 
 
-def env_int(name: str, default: int) -> int:
+def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
     value = _raw(name)
     if value is None:
-        return default
+        return at_least(name, default, minimum)
     try:
-        return int(value)
+        number = int(value)
     except ValueError:
         raise ImproperlyConfigured(f"{name}={value!r} is not an integer") from None
+    return at_least(name, number, minimum)
 
 
 def env_float(name: str, default: float) -> float:

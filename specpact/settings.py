@@ -192,9 +192,16 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 1024 * 1024
 RUN_RESULT_MAX_BYTES = env_int("RUN_RESULT_MAX_BYTES", 80 * 1024 * 1024)
 # The request bodies the request guard (kernel/api/guard.py) holds to a limit of their own
 # instead of DATA_UPLOAD_MAX_MEMORY_SIZE: which method and path, the setting with the limit,
-# and whether the view streams the body itself (the guard then leaves it unread).
+# and whether the view streams the body itself (the guard then leaves it unread; with
+# `view_inflates`, a gzip body too: the view inflates it in chunks under the same limit).
 API_BODY_LIMITS: list[dict[str, str | bool]] = [
-    {"method": "PUT", "path": r"^/api/v1/runs/[^/]+/result/?$", "setting": "RUN_RESULT_MAX_BYTES"},
+    {
+        "method": "PUT",
+        "path": r"^/api/v1/runs/[^/]+/result/?$",
+        "setting": "RUN_RESULT_MAX_BYTES",
+        "streamed": True,
+        "view_inflates": True,
+    },
     {"method": "POST", "path": r"^/api/v1/workloads/?$", "setting": "WORKLOAD_MAX_BYTES", "streamed": True},
     # The upload page (workloads_app/upload_page.py): a multipart form, parsed by Django.
     {"method": "POST", "path": r"^/workload-upload/$", "setting": "WORKLOAD_MAX_BYTES"},
@@ -304,6 +311,7 @@ SPECTACULAR_SETTINGS = {
         "SecretKindEnum": "live_app.choices.SecretKind",
         # Releases and endpoints both have a `state` choice set: each keeps its own name.
         "ReleaseStateEnum": "releases_app.choices.ReleaseState",
+        "AdviceStateEnum": "advice_app.choices.AdviceState",
     },
     # Every operation's problem responses (kernel/api/schema.py), after the enum names.
     "POSTPROCESSING_HOOKS": [
@@ -323,6 +331,11 @@ CELERY_VISIBILITY_TIMEOUT_S = env_int("CELERY_VISIBILITY_TIMEOUT_S", 6 * 3600)
 # own tasks (a release's conclusion after its last result upload) are sent here.
 CONTROL_PLANE_QUEUE = "celery"
 CELERY_TASK_DEFAULT_QUEUE = CONTROL_PLANE_QUEUE
+# A control-plane worker process reserves one message at a time (Celery's default is 4; with
+# acks_late the task it runs is that one): with several workers a task goes to one that is
+# free, and a worker killed -9 strands no queue of unacknowledged messages until the
+# broker's visibility timeout (hours on Redis) hands them to another (docs/topology.md).
+CELERY_WORKER_PREFETCH_MULTIPLIER = env_int("CELERY_WORKER_PREFETCH_MULTIPLIER", 1)
 if CELERY_BROKER_URL.startswith("filesystem://"):
     _broker_dir = VAR_DIR / "broker"
     CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {
@@ -345,6 +358,17 @@ WORKER_OFFLINE_AFTER_S = env_int("WORKER_OFFLINE_AFTER_S", 60)
 WORKER_HEARTBEAT_S = env_int("WORKER_HEARTBEAT_S", 15)
 # The broker URL handed to workers at registration; unset: CELERY_BROKER_URL.
 WORKER_BROKER_URL = env_str("WORKER_BROKER_URL")
+# Redis Sentinel as the broker (docs/topology.md): CELERY_BROKER_URL lists the sentinels,
+# `sentinel://s1:26379;sentinel://s2:26379;sentinel://s3:26379`, and kombu's sentinel
+# transport asks them for the master of the group this names: "'master_name' transport
+# option must be specified" (kombu 5.7 kombu/transport/redis.py, SentinelChannel). Workers
+# get it at registration with the rest of the transport options (benchmarks_app/broker.py).
+BROKER_SENTINEL_MASTER = env_str("BROKER_SENTINEL_MASTER", "") or ""
+_sentinel = [url.startswith("sentinel://") for url in (CELERY_BROKER_URL, WORKER_BROKER_URL or "")]
+if any(_sentinel) and not BROKER_SENTINEL_MASTER:
+    raise ImproperlyConfigured("a sentinel:// broker URL needs BROKER_SENTINEL_MASTER (its master group)")
+if _sentinel[0]:
+    CELERY_BROKER_TRANSPORT_OPTIONS["master_name"] = BROKER_SENTINEL_MASTER
 # Attempts per run: a lost run is requeued once, then failed.
 RUN_MAX_ATTEMPTS = env_int("RUN_MAX_ATTEMPTS", 2)
 # Hard time limit of a run when the request gives none, and the most a run may ask for
@@ -367,6 +391,13 @@ OUTBOX_RELAY_INTERVAL_S = env_int("OUTBOX_RELAY_INTERVAL_S", 5)
 OUTBOX_RETRY_MAX_S = env_int("OUTBOX_RETRY_MAX_S", 300)
 # How often beat sweeps for lost runs and for releases whose runs all ended.
 RUN_SWEEP_INTERVAL_S = env_int("RUN_SWEEP_INTERVAL_S", 15)
+# Raw samples (each result's per-request records) are kept this many days after the
+# result landed, then taken out of it by beat's prune (benchmarks_app/services/retention.py,
+# or `manage.py prune_raw_samples`) every RAW_SAMPLES_PRUNE_INTERVAL_S; the aggregates the
+# pages draw, the digest, the verdicts and the audit trail are kept forever. 0 (the
+# default): raw samples are kept forever too.
+RAW_SAMPLES_RETENTION_DAYS = env_int("RAW_SAMPLES_RETENTION_DAYS", 0, minimum=0)
+RAW_SAMPLES_PRUNE_INTERVAL_S = env_int("RAW_SAMPLES_PRUNE_INTERVAL_S", 3600, minimum=1)
 
 # The audit chain's signed checkpoints (audit_app/checkpoints.py): an Ed25519 private key,
 # PEM (PKCS#8, `openssl genpkey -algorithm ed25519`) or its raw 32-byte seed in base64, from
@@ -448,6 +479,13 @@ _REF_PREFIX = "SPECPACT_ENDPOINT_"
 ENDPOINT_SECRET_ENV_PREFIX = env_str("ENDPOINT_SECRET_ENV_PREFIX", _REF_PREFIX) or _REF_PREFIX
 ENDPOINT_SECRET_DIRS = env_list("ENDPOINT_SECRET_DIRS", [str(VAR_DIR / "secrets")])
 
+# One beat sends the schedule however many run (kernel/beat.py): the one holding the
+# database lease, renewed every third of BEAT_LEASE_S; a standby beat takes over within
+# about a lease and a third after the holder dies.
+BEAT_LEASE_S = env_int("BEAT_LEASE_S", 30)
+if BEAT_LEASE_S < 3:
+    raise ImproperlyConfigured(f"BEAT_LEASE_S must be at least 3 (seconds), not {BEAT_LEASE_S}")
+CELERY_BEAT_SCHEDULER = "kernel.beat:SingleBeatScheduler"
 CELERY_BEAT_SCHEDULE = {
     "benchmarks-relay-outbox": {
         "task": "benchmarks_app.relay_outbox",
@@ -456,6 +494,11 @@ CELERY_BEAT_SCHEDULE = {
     },
     "benchmarks-sweep-runs": {
         "task": "benchmarks_app.sweep_runs",
+        "schedule": float(RUN_SWEEP_INTERVAL_S),
+        "options": {"expires": float(RUN_SWEEP_INTERVAL_S)},
+    },
+    "advice-left-behind": {
+        "task": "advice_app.left_behind",
         "schedule": float(RUN_SWEEP_INTERVAL_S),
         "options": {"expires": float(RUN_SWEEP_INTERVAL_S)},
     },
@@ -483,6 +526,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "audit_app.checkpoint",
         "schedule": float(AUDIT_CHECKPOINT_INTERVAL_S),
         "options": {"expires": float(AUDIT_CHECKPOINT_INTERVAL_S)},
+    },
+    "benchmarks-prune-raw-samples": {
+        "task": "benchmarks_app.prune_raw_samples",
+        "schedule": float(RAW_SAMPLES_PRUNE_INTERVAL_S),
+        "options": {"expires": float(RAW_SAMPLES_PRUNE_INTERVAL_S)},
     },
     "audit-verify-full": {
         "task": "audit_app.verify_full",
@@ -528,7 +576,44 @@ WORKLOAD_MAX_RECORDS = env_int("WORKLOAD_MAX_RECORDS", 1_000_000)
 # addresses, phone numbers and long digit runs), comma-separated; an upload may add more.
 WORKLOAD_REDACT_PATTERNS = env_list("WORKLOAD_REDACT_PATTERNS", [])
 
+# Tracing (observability_app/tracing.py, docs/observability.md): OpenTelemetry spans of
+# web requests, control-plane Celery tasks and their SQL, off unless SPECPACT_TRACING is on;
+# off, nothing of OpenTelemetry is imported. The OTEL_* names are the SDK's own
+# (opentelemetry-python 1.45 `opentelemetry/sdk/environment_variables`; the exporter, the
+# sampler and the resource read them themselves): they are read here too, so that a bad
+# value stops `manage.py check` and the processes' start (observability_app/checks.py)
+# instead of the SDK warning and falling back to a default.
+SPECPACT_TRACING = env_bool("SPECPACT_TRACING", False)
+# `otlp` (OTLP over HTTP/protobuf to the operator's collector), `console` (stdout, to
+# debug), `none`; comma-separated for several. The name and its default `otlp` are
+# opentelemetry-api's (`opentelemetry/environment_variables`, OTEL_TRACES_EXPORTER).
+TRACING_EXPORTERS = env_list("OTEL_TRACES_EXPORTER", ["otlp"])
+# The traces-specific names win over the general ones, as in the SDK's exporter. Empty:
+# the exporter's default, http://localhost:4318/v1/traces.
+TRACING_OTLP_ENDPOINT = (
+    env_str("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "") or env_str("OTEL_EXPORTER_OTLP_ENDPOINT", "") or ""
+)
+TRACING_OTLP_PROTOCOL = (
+    env_str("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "")
+    or env_str("OTEL_EXPORTER_OTLP_PROTOCOL", "")
+    or "http/protobuf"
+)
+TRACING_SAMPLER = env_str("OTEL_TRACES_SAMPLER", "parentbased_always_on") or "parentbased_always_on"
+# Checked only with tracing on: OTEL_* names may be set for other software beside it.
+TRACING_SAMPLER_ARG = env_str("OTEL_TRACES_SAMPLER_ARG", "") or ""
+# Request URLs never traced (regular expressions searched in the full URL), besides the
+# ones always left out (/metrics, /static/): OpenTelemetry's own names for the list.
+TRACING_EXCLUDED_URLS = env_list(
+    "OTEL_PYTHON_DJANGO_EXCLUDED_URLS", env_list("OTEL_PYTHON_EXCLUDED_URLS", [])
+)
+
 SPECPACT_PUBLIC_URL = env_str("SPECPACT_PUBLIC_URL", "http://127.0.0.1:8000") or ""
+
+# The control-plane benchmark's floor (kernel/floor.py): two views that only authenticate,
+# so that every page and API endpoint can be measured as a multiple of it in the same run
+# (issue 26, point 1). Off by default and off in production: off, both answer 404, and
+# `check --deploy` warns while it is on (kernel/checks.py).
+SPECPACT_BENCH_FLOOR = env_bool("SPECPACT_BENCH_FLOOR", False)
 
 # Production hardening: on whenever DEBUG is off (manage.py check --deploy stays clean).
 if not DEBUG:

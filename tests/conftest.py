@@ -103,6 +103,21 @@ def _conclusions_inline(request: pytest.FixtureRequest, monkeypatch: pytest.Monk
 
 
 @pytest.fixture(autouse=True)
+def _advice_steps_inline(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An advice run's benchmark run ending sends its step (record the batch, dispatch the
+    next) to the control-plane worker after commit (`advice_app.tasks`); as for
+    conclusions, the suite runs it inline unless a real worker is there."""
+    if {"control_plane", "sends_through_the_broker"} & set(request.fixturenames):
+        return
+    from advice_app import tasks
+
+    def inline(*, run_id: int) -> None:
+        tasks.advice_run_finished_task.apply(args=[run_id])
+
+    monkeypatch.setattr(tasks, "advice_run_finished_enqueue", inline)
+
+
+@pytest.fixture(autouse=True)
 def _probes_inline(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """A probe asked for through the API or a page is sent to the control-plane worker
     (`live_app.services.probe_requests.publish`); the suite runs no such worker, so the
@@ -121,8 +136,8 @@ def _probes_inline(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPat
 
 @pytest.fixture
 def sends_through_the_broker() -> None:
-    """The test sends releases' conclusions and requested probes as production does (see
-    `_conclusions_inline`, `_probes_inline`)."""
+    """The test sends releases' conclusions, advice steps and requested probes as production
+    does (see `_conclusions_inline`, `_advice_steps_inline`, `_probes_inline`)."""
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from accounts_app.permissions import has_role
+from accounts_app.permissions import has_role, routes_in_scope
 from audit_app.actors import actor_from_request
 from audit_app.links import object_url
 from kernel.errors import DomainError
@@ -27,14 +27,21 @@ def _admin_only(request: HttpRequest) -> None:
 @login_required
 def deliveries_page(request: HttpRequest) -> HttpResponse:
     _admin_only(request)
-    page = Paginator(delivery_list(), 50).get_page(request.GET.get("page"))
+    # An admin limited to some routes sees their subscriptions and deliveries only, as the API.
+    scope = routes_in_scope(request)
+    page = Paginator(delivery_list(routes_in_scope=scope), 50).get_page(request.GET.get("page"))
     # Each delivery with what its event is about ("release:3") and that object's page.
     rows = [
         (d, ":".join(subject) if subject else "", object_url(*subject, d.route) if subject else None)
         for d in page.object_list
         for subject in [d.subject]
     ]
-    context = {"subscriptions": subscription_list(), "page": page, "rows": rows, "nav": "webhooks"}
+    context = {
+        "subscriptions": subscription_list(routes_in_scope=scope),
+        "page": page,
+        "rows": rows,
+        "nav": "webhooks",
+    }
     return render(request, "webhooks/deliveries.html", context)
 
 

@@ -17,7 +17,7 @@ from accounts_app import services
 from accounts_app.api.serializers import TokenIssueSerializer, TokenRevokeSerializer, TokenSerializer
 from accounts_app.filtersets import TokenFilterSet
 from accounts_app.models import ApiToken
-from accounts_app.permissions import ensure_fleet_wide, has_role, role_permissions, token_of
+from accounts_app.permissions import ensure_fleet_wide, has_role, is_fleet_admin, role_permissions, token_of
 from accounts_app.selectors import tokens_visible_to, user_by_username
 from audit_app.actors import actor_from_request
 from kernel.api.pagination import paginate
@@ -25,14 +25,17 @@ from kernel.errors import DomainError, FieldError, Forbidden, NotFound
 
 
 def _check_token_may_manage(request: Request) -> None:
-    ensure_fleet_wide(request, "manage tokens")
+    # A session limited to some routes manages its own tokens (held within them by
+    # token_issue); a token acting on tokens must be an admin's over every route.
     token = token_of(request)
+    if token is not None:
+        ensure_fleet_wide(request, "manage tokens")
     if token is not None and not has_role(request, "admin"):
         raise Forbidden("Manage tokens from a signed-in session or with an unscoped admin token.")
 
 
 def _visible(request: Request) -> Any:
-    return tokens_visible_to(request.user, is_admin=has_role(request, "admin"))
+    return tokens_visible_to(request.user, is_admin=is_fleet_admin(request))
 
 
 def _token(request: Request, token_id: int) -> ApiToken:

@@ -1,11 +1,14 @@
 """Closed-loop load from one asyncio process: `clients` coroutines, each sending its next
 GET as soon as its last answer has been read in full, until the cell's time or request
 budget is spent. Every latency is kept (no histogram buckets), measured from just before
-the request is sent to the last byte of the body."""
+the request is sent to the last byte of the body. Given several servers (two web hosts),
+requests go to them in turn, as a round-robin load balancer sends new connections (the
+sync workers close each connection after its answer)."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import time
 from collections import Counter
@@ -30,6 +33,9 @@ class Cell:
     skipped: str = ""
     # The machine is shared: its 1-minute load average when the cell started, for context.
     load_average: float = 0.0
+    # When set, request i goes to paths[i] instead of `path` (each object once: a cold cache).
+    paths: list[str] = field(default_factory=list)
+    sent: int = 0
 
     def summary(self) -> dict[str, Any]:
         lat = np.array(self.latencies_ms) if self.latencies_ms else None
@@ -57,23 +63,36 @@ class Cell:
 
 
 async def _drive(
-    base_url: str, cell: Cell, headers: dict[str, str], duration_s: float, max_requests: int, timeout_s: float
+    base_urls: list[str],
+    cell: Cell,
+    headers: dict[str, str],
+    duration_s: float,
+    max_requests: int,
+    timeout_s: float,
 ) -> None:
     limits = httpx.Limits(max_connections=cell.clients, max_keepalive_connections=cell.clients)
-    async with httpx.AsyncClient(
-        base_url=base_url, headers=headers, limits=limits, timeout=timeout_s
-    ) as client:
+    async with contextlib.AsyncExitStack() as stack:
+        clients = [
+            await stack.enter_async_context(
+                httpx.AsyncClient(base_url=url, headers=headers, limits=limits, timeout=timeout_s)
+            )
+            for url in base_urls
+        ]
         loop = asyncio.get_running_loop()
         deadline = loop.time() + duration_s
         sent = 0
 
         async def one_client() -> None:
             nonlocal sent
-            while loop.time() < deadline and sent < max_requests:
+            budget = min(max_requests, len(cell.paths)) if cell.paths else max_requests
+            while loop.time() < deadline and sent < budget:
+                path = cell.paths[sent] if cell.paths else cell.path
+                client = clients[sent % len(clients)]
                 sent += 1
+                cell.sent = sent
                 start = time.perf_counter()
                 try:
-                    response = await client.get(cell.path)
+                    response = await client.get(path)
                 except httpx.TimeoutException:
                     cell.errors["timeout"] += 1
                     continue
@@ -91,7 +110,7 @@ async def _drive(
 
 
 def run_cell(
-    base_url: str,
+    base_url: str | list[str],
     cell: Cell,
     headers: dict[str, str],
     *,
@@ -101,7 +120,8 @@ def run_cell(
 ) -> Cell:
     cell.load_average = os.getloadavg()[0]
     cpu, wall = time.process_time(), time.perf_counter()
-    asyncio.run(_drive(base_url, cell, headers, duration_s, max_requests, timeout_s))
+    urls = [base_url] if isinstance(base_url, str) else list(base_url)
+    asyncio.run(_drive(urls, cell, headers, duration_s, max_requests, timeout_s))
     cell.wall_s = time.perf_counter() - wall
     cell.client_cpu_s = time.process_time() - cpu
     return cell

@@ -24,6 +24,7 @@ def targets() -> dict[str, str]:
     scale so that the pages take the same branches."""
     from django.db.models import Count, Max
 
+    from benchmarks.control_plane.live_fixture import ensure_live_endpoints
     from benchmarks_app.models import Run
     from contracts_app.models import Route
     from releases_app.models import Release
@@ -47,8 +48,14 @@ def targets() -> dict[str, str]:
     run = Run.objects.filter(release=release, state="succeeded").order_by("id").first()
     assert run is not None
     first = route.versions.order_by("number").values_list("number", flat=True).first()
+    ensure_live_endpoints(route)
     return {
+        # The floors first: every other endpoint's CPU is stated as a multiple of its own.
+        "page: floor": "/bench/floor/",
+        "api: floor": "/api/v1/bench/floor",
         "page: routes overview": "/",
+        "page: fleet": "/fleet/",
+        "page: workers": "/workers/",
         "page: route": f"/routes/{route.slug}/",
         "page: diff": f"/routes/{route.slug}/diff/?from={first}&to={route.last}",
         "page: release with charts": f"/releases/{release.pk}/",
@@ -59,6 +66,44 @@ def targets() -> dict[str, str]:
         "api: audit": "/api/v1/audit/",
         "api: release detail": f"/api/v1/releases/{release.pk}/",
         "api: run detail": f"/api/v1/runs/{run.pk}/",
+        "api: audit verify": "/api/v1/audit/verify",
+        # The first of ROTATING's paths: its queries are counted on this one.
+        COLD_RELEASES: f"/releases/{cold_releases()[0]}/",
+    }
+
+
+# Endpoints whose requests each go to another object: a release page not viewed yet (its
+# figures are not in the cache), as a reader going through the releases meets them.
+COLD_RELEASES = "page: releases, distinct (cold)"
+
+
+def cold_releases(limit: int = 5000) -> list[int]:
+    """Gated releases, the ones with the most runs first (the costliest figures)."""
+    from django.db.models import Count
+
+    from releases_app.models import Release
+
+    return list(
+        Release.objects.exclude(gate_result=None)
+        .annotate(n=Count("runs"))
+        .order_by("-n", "-id")
+        .values_list("pk", flat=True)[:limit]
+    )
+
+
+def rotations() -> dict[str, list[str]]:
+    return {COLD_RELEASES: [f"/releases/{pk}/" for pk in cold_releases()]}
+
+
+def _route_versions(path: str) -> dict[str, int]:
+    from contracts_app.models import Route
+    from live_app.models import AcceptanceSample, Endpoint
+
+    route = Route.objects.get(slug=path.strip("/").split("/")[1])
+    return {
+        "versions": route.versions.count(),
+        "endpoints": Endpoint.objects.filter(route=route).count(),
+        "samples": AcceptanceSample.objects.filter(endpoint__route=route).count(),
     }
 
 
@@ -108,6 +153,8 @@ def main() -> int:
     paths = targets()
     result = {
         "endpoints": paths,
+        "rotations": rotations(),
+        "route_versions": _route_versions(paths["page: route"]),
         "sizes": sizes(),
         "queries": count_queries(paths, args.username, args.token),
     }

@@ -61,6 +61,61 @@ def _cpu_model() -> str:
     return platform.processor()
 
 
+# Issue 26, point 1: server CPU per request at most this multiple of the floor's (the
+# session page floor for pages, the token API floor for the API), at the same client level.
+# None: measured, no target (the floors themselves, the diff, one release's warm page).
+FLOOR_TARGETS: dict[str, float | None] = {
+    "page: floor": None,
+    "api: floor": None,
+    "page: diff": None,
+    "page: release with charts": None,
+    "page: releases, distinct (cold)": 6.0,
+}
+DEFAULT_TARGET = 3.0
+
+
+def _floor_of(endpoint: str) -> str:
+    return "page: floor" if endpoint.startswith("page") else "api: floor"
+
+
+def with_floor_ratio(summary: dict[str, Any], floors: dict[tuple[str, int], float]) -> dict[str, Any]:
+    """Adds `x_floor` (server CPU per request ÷ its floor's at the same client level), the
+    target and whether it is met; None where either CPU figure is missing."""
+    target = FLOOR_TARGETS.get(summary["endpoint"], DEFAULT_TARGET)
+    floor = floors.get((_floor_of(summary["endpoint"]), summary["clients"]))
+    cpu = summary.get("server_cpu_ms_per_request")
+    ratio = round(cpu / floor, 2) if cpu is not None and floor else None
+    summary["x_floor"] = ratio
+    summary["floor_target"] = target
+    summary["floor_target_met"] = None if ratio is None or target is None else ratio <= target
+    return summary
+
+
+def _fresh(
+    name: str, path: str, clients: int, rotation: list[str], used: dict[str, int], share: int = 0
+) -> Any:
+    """A cell; on a rotating endpoint, with the paths no earlier cell requested (at most
+    `share` of them, so that a fast low level leaves some to the levels after it)."""
+    from benchmarks.control_plane.load import Cell
+
+    start = used.get(name, 0)
+    cell = Cell(name, path, clients, paths=rotation[start : start + share if share else None])
+    if rotation and not cell.paths:
+        cell.skipped = "no unrequested objects left"
+    return cell
+
+
+def _spent(cell: Any, used: dict[str, int]) -> None:
+    if cell.paths:
+        used[cell.endpoint] = used.get(cell.endpoint, 0) + cell.sent
+
+
+def _target_words(s: dict[str, Any]) -> str:
+    if s.get("floor_target") is None or s.get("floor_target_met") is None:
+        return ""
+    return f"{'met' if s['floor_target_met'] else 'MISSED'} ≤{s['floor_target']:g}×"
+
+
 def _row(s: dict[str, Any]) -> str:
     def f(v: Any) -> str:
         return "-" if v is None else f"{v:,.1f}" if isinstance(v, float) else str(v)
@@ -70,13 +125,13 @@ def _row(s: dict[str, Any]) -> str:
     return (
         f"{s['endpoint']:<28}{s['clients']:>4}{s['completed']:>7}{f(s['p50_ms']):>10}{f(s['p95_ms']):>10}"
         f"{f(s['p99_ms']):>10}{f(s['requests_per_s']):>9}{s['errors']:>7}{f(s['server_cpu_ms_per_request']):>9}"
-        f"{s['load_average_1m']:>6.1f}"
+        f"{s['load_average_1m']:>6.1f}{f(s.get('x_floor')):>8}  {_target_words(s)}"
     )
 
 
 HEADER = (
     f"{'endpoint':<28}{'cli':>4}{'n':>7}{'p50 ms':>10}{'p95 ms':>10}{'p99 ms':>10}{'req/s':>9}{'errors':>7}"
-    f"{'cpu ms':>9}{'load':>6}"
+    f"{'cpu ms':>9}{'load':>6}{'×floor':>8}  target"
 )
 
 
@@ -96,10 +151,20 @@ def main(argv: list[str] | None = None) -> int:
         "--env", action="append", default=[], metavar="KEY=VALUE", help="extra server setting"
     )
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "out" / "control_plane.json")
+    parser.add_argument(
+        "--scale",
+        default="full",
+        help="the generated scale's name, recorded in the report (x10: also compared with --compare-with)",
+    )
+    parser.add_argument(
+        "--compare-with",
+        type=Path,
+        help="today's report: printed beside this one, ratio by ratio (benchmarks/control_plane/compare.py)",
+    )
     args = parser.parse_args(argv)
     sys.path[0] = str(ROOT)  # this folder's modules must not shadow anything; the repository's must be found
 
-    from benchmarks.control_plane.load import Cell, run_cell
+    from benchmarks.control_plane.load import run_cell
     from benchmarks.control_plane.server import (
         PROXY_HEADERS,
         create_access,
@@ -114,6 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     extra = dict(item.split("=", 1) for item in args.env)
     levels = [int(c) for c in args.clients.split(",")]
     report: dict[str, Any] = {
+        "scale": args.scale,
         "machine": {"cpus": os.cpu_count(), "cpu": _cpu_model(), "python": platform.python_version()},
         "settings": {
             "workers": args.workers,
@@ -141,7 +207,14 @@ def main(argv: list[str] | None = None) -> int:
             for k, v in small["queries"].items():
                 queries.setdefault(k, {})["small"] = v
         report["queries"] = queries
-        endpoints = {k: v for k, v in full["endpoints"].items() if args.only in k}
+        # The floors are always measured (first): the ratios need them.
+        endpoints = {
+            k: v for k, v in full["endpoints"].items() if args.only in k or k in ("page: floor", "api: floor")
+        }
+        rotations: dict[str, list[str]] = full.get("rotations", {})
+        used: dict[str, int] = {}  # per rotating endpoint, paths already requested
+        floors: dict[tuple[str, int], float] = {}
+        report["route"] = full.get("route_versions")
         with gunicorn(env, workers=args.workers, timeout_s=max(120, int(args.timeout) * 4)) as server:
             cookie = login(server.base_url, access)
             print(HEADER, flush=True)
@@ -152,22 +225,30 @@ def main(argv: list[str] | None = None) -> int:
                     else {"Authorization": f"Token {access.token}"}
                 )
                 headers = {**PROXY_HEADERS, **auth}
+                rotation = rotations.get(name, [])
+
                 # Warm-up, unmeasured: one request per worker (imports, first connection).
                 for _ in range(args.workers):
+                    warm = _fresh(name, path, 1, rotation, used)
+                    if warm.skipped:
+                        break
                     run_cell(
                         server.base_url,
-                        Cell(name, path, 1),
+                        warm,
                         headers,
                         duration_s=600,
                         max_requests=1,
                         timeout_s=max(120.0, args.timeout),
                     )
+                    _spent(warm, used)
                 timed_out = False
                 for clients in levels:
-                    cell = Cell(name, path, clients)
+                    # Each level an equal share of the objects left after the warm-up.
+                    share = (len(rotation) - args.workers) // len(levels)
+                    cell = _fresh(name, path, clients, rotation, used, share)
                     if timed_out:
                         cell.skipped = "a lower level had client timeouts"
-                    else:
+                    elif not cell.skipped:
                         before = server_cpu_s(server)
                         run_cell(
                             server.base_url,
@@ -181,15 +262,23 @@ def main(argv: list[str] | None = None) -> int:
                         cell.server_cpu_s = (
                             after - before if before is not None and after is not None else None
                         )
+                        _spent(cell, used)
                         wait_idle(server, args.database_url)
                         timed_out = cell.errors.get("timeout", 0) > 0
                     summary = cell.summary()
+                    if name in ("page: floor", "api: floor") and summary["server_cpu_ms_per_request"]:
+                        floors[(name, clients)] = summary["server_cpu_ms_per_request"]
+                    summary = with_floor_ratio(summary, floors)
                     report["cells"].append(summary)
                     print(_row(summary), flush=True)
     _print_queries(queries)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     print(f"\nwritten to {args.out}")
+    if args.compare_with is not None:
+        from benchmarks.control_plane.compare import print_comparison
+
+        print_comparison(args.compare_with, args.out)
     return 0
 
 

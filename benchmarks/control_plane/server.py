@@ -42,6 +42,8 @@ def environment(database_url: str, var_dir: Path, extra: dict[str, str]) -> dict
         API_THROTTLE_TOKEN_RATE="off",  # noqa: S106  # a rate, not a password
         API_THROTTLE_ANON_RATE="off",
         API_THROTTLE_WORKER_RATE="off",
+        # The floor every endpoint is measured against (kernel/floor.py).
+        SPECPACT_BENCH_FLOOR="1",
         PYTHONPATH=str(ROOT),
     )
     env.update(extra)
@@ -123,6 +125,10 @@ def gunicorn(
         "5",
         "--log-level",
         "warning",
+        # gunicorn 27's control socket is one path in $HOME for every server (`gunicorn
+        # --help`: --control-socket, --no-control-socket): two at once (scale_out.py, the
+        # multihost tests) would share it.
+        "--no-control-socket",
     ]
     # Its log goes to a file, not a pipe: nobody reads a pipe while the server runs, and once
     # its 64 KiB buffer is full of 4xx warnings every worker blocks writing the next one.

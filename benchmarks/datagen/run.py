@@ -27,7 +27,12 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--database-url", required=True, help="postgres://… of a migrated, empty database")
-    parser.add_argument("--scale", choices=("full", "small"), default="full")
+    parser.add_argument(
+        "--scale",
+        choices=("full", "small", "x10"),
+        default="full",
+        help="x10: ten times full (benchmarks/RESULTS.md has its projected time: hours on two cores)",
+    )
     parser.add_argument("--seed", type=int, default=16)
     parser.add_argument(
         "--jobs", type=int, default=max(1, min(4, os.cpu_count() or 1)), help="worker processes"

@@ -18,6 +18,7 @@ from rest_framework.views import APIView
 from accounts_app.permissions import IsOperator, IsViewer, ensure_route_access, scope_queryset
 from audit_app.actors import actor_from_request
 from benchmarks_app.api.authentication import IsWorker, WorkerTokenAuthentication
+from benchmarks_app.api.result_body import read_result_body
 from benchmarks_app.api.serializers import (
     AttemptIn,
     FailIn,
@@ -31,11 +32,12 @@ from benchmarks_app.api.serializers import (
 from benchmarks_app.exports import result_csv
 from benchmarks_app.filtersets import RunFilterSet
 from benchmarks_app.models import Run, Worker
+from benchmarks_app.retention import samples_gone
 from benchmarks_app.selectors import run_get, run_list
 from benchmarks_app.services.lifecycle import (
     run_fail,
     run_progress,
-    run_result_submit,
+    run_result_upload,
     run_start,
     run_workload_check,
 )
@@ -43,17 +45,12 @@ from benchmarks_app.services.runs import run_cancel, run_create
 from contracts_app.models import ContractVersion, Route
 from kernel.api.idempotency import idempotent
 from kernel.api.pagination import NewestFirstCursorPagination, paginate_by_cursor
+from kernel.api.validation import validated
 from kernel.errors import DomainError, FieldError, NotFound
+from kernel.memory import release_memory
 from worker.spec import SPEC_VERSION, spec_json_schema
 from workloads_app.api.views import content_response
 from workloads_app.selectors import workload_by_ref, workload_content
-
-
-def _valid(serializer_class: Any, request: Request | Any) -> dict[str, Any]:
-    data = request.data if isinstance(request, Request) else request
-    serializer = serializer_class(data=data)
-    serializer.is_valid(raise_exception=True)
-    return dict(serializer.validated_data)
 
 
 class RunListView(GenericAPIView[Run]):
@@ -74,7 +71,7 @@ class RunListView(GenericAPIView[Run]):
     @extend_schema(request=RunCreateIn, responses={201: RunDetailOut}, summary="Create a standalone run")
     @idempotent
     def post(self, request: Request) -> Response:
-        v = _valid(RunCreateIn, request)
+        v = validated(RunCreateIn, request)
         route = Route.objects.filter(slug=v["route"]).first()
         if route is None:
             raise NotFound(f"No route {v['route']!r}.")
@@ -133,7 +130,7 @@ def _version(route: Route, number: int, field: str) -> ContractVersion:
 
 def _visible_run(request: Request, run_id: int) -> Any:
     run = run_get(run_id)
-    ensure_route_access(request, run.route)
+    ensure_route_access(request, run.route, missing=f"No run {run_id}.")  # as run_get words it
     return run
 
 
@@ -151,7 +148,7 @@ class RunCancelView(APIView):
     @extend_schema(request=ReasonIn, responses=RunOut, summary="Cancel a queued or running run")
     def post(self, request: Request, run_id: int) -> Response:
         run = _visible_run(request, run_id)
-        reason = _valid(ReasonIn, request)["reason"]
+        reason = validated(ReasonIn, request)["reason"]
         run_cancel(
             run=run,
             actor=actor_from_request(request),
@@ -190,7 +187,7 @@ def _state(run: Any) -> dict[str, Any]:
 class RunStartView(_WorkerRunView):
     @extend_schema(request=AttemptIn, responses={200: dict}, summary="Worker claims a run (queued → running)")
     def post(self, request: Request, run_id: int) -> Response:
-        v = _valid(AttemptIn, request)
+        v = validated(AttemptIn, request)
         run = run_start(run_id=run_id, worker=_worker(request), attempt=v["attempt"])
         return Response(_state(run))
 
@@ -198,7 +195,7 @@ class RunStartView(_WorkerRunView):
 class RunProgressView(_WorkerRunView):
     @extend_schema(request=ProgressIn, responses={200: dict}, summary="Worker reports requests done / total")
     def post(self, request: Request, run_id: int) -> Response:
-        v = _valid(ProgressIn, request)
+        v = validated(ProgressIn, request)
         run = run_progress(
             run_id=run_id,
             worker=_worker(request),
@@ -213,7 +210,7 @@ class RunProgressView(_WorkerRunView):
 class RunFailView(_WorkerRunView):
     @extend_schema(request=FailIn, responses={200: dict}, summary="Worker reports that the run failed")
     def post(self, request: Request, run_id: int) -> Response:
-        v = _valid(FailIn, request)
+        v = validated(FailIn, request)
         run = run_fail(
             run_id=run_id, worker=_worker(request), attempt=v["attempt"], kind=v["kind"], reason=v["reason"]
         )
@@ -235,12 +232,17 @@ class RunResultView(APIView):
     def get_permissions(self) -> list[Any]:
         return [IsWorker()] if self._is_upload() else [IsViewer()]
 
-    @extend_schema(responses={200: dict}, summary="A run's result (worker.spec.RunOutcome)")
+    @extend_schema(
+        responses={200: dict, 410: dict},
+        summary="A run's result (worker.spec.RunOutcome); 410 once its raw samples were pruned",
+    )
     def get(self, request: Request, run_id: int) -> Response:
         run = _visible_run(request, run_id)
         if not hasattr(run, "result"):
             raise NotFound(f"Run {run_id} has no result yet (it is {run.state}).")
         r = run.result
+        if gone := samples_gone(run.pk, r):
+            raise gone
         return Response(
             {
                 "run": run.pk,
@@ -256,14 +258,30 @@ class RunResultView(APIView):
         request=dict, responses={200: dict, 201: dict}, summary="Upload a run's result (worker token)"
     )
     def put(self, request: Request, run_id: int) -> Response:
-        if not isinstance(request.data, dict):
-            raise DomainError("the result must be a JSON object")
-        v = _valid(ResultIn, request)
-        result, created = run_result_submit(
-            run_id=run_id, worker=_worker(request), attempt=v["attempt"], payload=dict(request.data)
-        )
-        body = {"run": run_id, "attempt": result.attempt, "digest": result.digest, "created": created}
-        return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+        try:
+            return self._upload(request, run_id)
+        finally:
+            # The parsed result is gone: its pages, and the database connection's buffers
+            # that held its text, go back to the system (kernel/memory.py).
+            release_memory(database=True)
+
+    def _upload(self, request: Request, run_id: int) -> Response:
+        payload: Any = read_result_body(request)
+        try:
+            if not isinstance(payload, dict):
+                raise DomainError("the result must be a JSON object")
+            # Only the key: a serializer is a reference cycle (its fields point back at it),
+            # and one holding the whole payload keeps it until a full collection.
+            v = validated(ResultIn, {k: payload[k] for k in ("attempt",) if k in payload})
+            result, created = run_result_upload(
+                run_id=run_id, worker=_worker(request), attempt=v["attempt"], payload=payload
+            )
+            body = {"run": run_id, "attempt": result.attempt, "digest": result.digest, "created": created}
+            return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+        finally:
+            # An error's traceback keeps this frame: the payload goes now, not with the error.
+            # (The returned row does not hold it: run_result_upload leaves it deferred.)
+            payload = None
 
 
 class RunResultCsvView(APIView):
@@ -271,11 +289,16 @@ class RunResultCsvView(APIView):
 
     permission_classes = [IsViewer]
 
-    @extend_schema(responses={(200, "text/csv"): str}, summary="A run's per-request samples as CSV")
+    @extend_schema(
+        responses={(200, "text/csv"): str, 410: dict},
+        summary="A run's per-request samples as CSV; 410 once the retention setting pruned them",
+    )
     def get(self, request: Request, run_id: int) -> HttpResponse:
         run = _visible_run(request, run_id)
         if not hasattr(run, "result"):
             raise NotFound(f"Run {run_id} has no result yet (it is {run.state}).")
+        if gone := samples_gone(run.pk, run.result):
+            raise gone
         response = HttpResponse(result_csv(run.result.payload), content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="run-{run.pk}-requests.csv"'
         return response
@@ -292,7 +315,7 @@ class RunWorkloadView(_WorkerRunView):
         summary="Worker downloads its run's workload",
     )
     def get(self, request: Request, run_id: int) -> HttpResponse:
-        v = _valid(AttemptIn, request.query_params)
+        v = validated(AttemptIn, request.query_params)
         run = run_workload_check(run_id=run_id, worker=_worker(request), attempt=v["attempt"])
         workload = run.spec.get("workload") or {}
         version = workload_by_ref(str(workload.get("name")), str(workload.get("digest")))

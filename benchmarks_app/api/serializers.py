@@ -8,6 +8,7 @@ from rest_framework import serializers
 
 from benchmarks_app.choices import EngineKind, FailureKind, RunPhase
 from benchmarks_app.models import Run, Worker
+from benchmarks_app.models.workers import QUEUE_NAME_PATTERN
 from contracts_app.document.engines import SERVER_ENGINES
 from kernel.errors import field_errors
 from kernel.text import FAILURE_REASON_MAX, REASON_MAX
@@ -23,7 +24,7 @@ from worker.spec import (
     MAX_WARMUP_REQUESTS,
 )
 
-_QUEUE_NAME = r"^[A-Za-z0-9._:-]{1,100}$"
+_QUEUE_NAME = QUEUE_NAME_PATTERN
 
 
 class RegisterIn(serializers.Serializer):
@@ -232,6 +233,9 @@ class RunOut(serializers.ModelSerializer):
     engine_kind = serializers.CharField(read_only=True, help_text="transformers, openai or managed")
     route = serializers.CharField(source="route.slug")
     release = serializers.IntegerField(source="release_id", allow_null=True)
+    advice = serializers.IntegerField(
+        source="advice_id", allow_null=True, help_text="the advice run it measures a batch of (advice/{id}/)"
+    )
     baseline_version = serializers.IntegerField(source="baseline_version.number")
     candidate_version = serializers.IntegerField(source="candidate_version.number")
     worker = serializers.IntegerField(source="worker_id", allow_null=True)
@@ -250,6 +254,7 @@ class RunOut(serializers.ModelSerializer):
             "id",
             "route",
             "release",
+            "advice",
             "lane",
             "baseline_version",
             "candidate_version",
@@ -289,5 +294,15 @@ class RunOut(serializers.ModelSerializer):
 
 
 class RunDetailOut(RunOut):
+    # The result is read with the run (RunQuerySet.with_relations); no result: null.
+    samples_pruned_at = serializers.DateTimeField(
+        source="result.samples_pruned_at",
+        allow_null=True,
+        read_only=True,
+        help_text="when the retention setting (RAW_SAMPLES_RETENTION_DAYS) took the result's raw "
+        "samples out (its result and result.csv then answer 410; the aggregates stay); null while "
+        "they are kept or there is no result",
+    )
+
     class Meta(RunOut.Meta):
-        fields = [*RunOut.Meta.fields, "spec"]
+        fields = [*RunOut.Meta.fields, "spec", "samples_pruned_at"]

@@ -44,7 +44,7 @@ def level_of(level: Mapping[str, Any]) -> tuple[LevelKind, float]:
     raise GateInputError("a level needs a 'concurrency' or a 'rate'")
 
 
-def _ok(requests: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+def successful_requests(requests: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     """The successful requests in the order they were sent (`send_s`, where every one has
     it): the gate's autocorrelation test reads the samples in that order."""
     ok = [r for r in requests if not r.get("error")]
@@ -90,7 +90,7 @@ def arm_levels_from_harness(result: Mapping[str, Any], *, lane: str) -> list[Arm
     for level in levels:
         kind, value = level_of(level)
         requests = level.get("requests") or []
-        ok = _ok(requests)
+        ok = successful_requests(requests)
         # Throughput needs (tokens, E2E) pairs from the same requests.
         pairs = [
             (r["output_tokens"], r["e2e_ms"])

@@ -65,7 +65,8 @@ def history_checks(
     for lane in sorted({k[0] for k in candidate}):
         with_result = [v for v in considered if lane in v.lanes()]
         if len(with_result) < rule.versions:
-            checks.append(_shortfall(rule, lane, len(with_result), len(considered)))
+            pruned = [v for v in considered if lane in v.pruned]
+            checks.append(_shortfall(rule, lane, len(with_result), len(considered), pruned))
         keys = sorted(k for k in candidate if k[0] == lane)
         for version in with_result:
             base = {a.key: a for a in version.candidate}
@@ -140,7 +141,9 @@ def _evidence(
     return replace(check, kind="history", reason=reason, compared=compared)
 
 
-def _shortfall(rule: HistoryRule, lane: str, with_result: int, approved: int) -> CheckResult:
+def _shortfall(
+    rule: HistoryRule, lane: str, with_result: int, approved: int, pruned: Sequence[EarlierVersion] = ()
+) -> CheckResult:
     if with_result == 0:
         reason = (
             f"Lane {lane}: no earlier approved version has a result on lane {lane} ({rule.versions} asked)"
@@ -154,6 +157,11 @@ def _shortfall(rule: HistoryRule, lane: str, with_result: int, approved: int) ->
         )
     if approved < rule.versions:
         reason += f" (the route has {approved} earlier approved version{'s' if approved != 1 else ''})"
+    for version in pruned:
+        reason += (
+            f" ({_name(version)}'s raw samples on lane {lane} were pruned on {version.pruned[lane]} "
+            "by the retention setting, RAW_SAMPLES_RETENTION_DAYS)"
+        )
     reason += ": the comparison with history is incomplete."
     return _undecided(rule, lane, None, None, reason)
 

@@ -119,6 +119,9 @@ class EarlierVersion:
     number: int
     release_id: int
     candidate: Sequence[ArmLevel] = ()
+    # lane → the day its raw samples were pruned by the retention setting (a lane pruned
+    # has no arm here: the comparison says why it is missing).
+    pruned: Mapping[str, str] = field(default_factory=dict)
 
     def lanes(self) -> set[str]:
         return {a.lane for a in self.candidate}

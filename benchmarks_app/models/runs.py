@@ -39,6 +39,11 @@ class Run(models.Model):
     release = models.ForeignKey(
         "releases_app.Release", null=True, blank=True, on_delete=models.PROTECT, related_name="runs"
     )
+    # Set when the run measures a batch of an advice run (advice_app): its result is
+    # recorded into the advice's records when it lands.
+    advice = models.ForeignKey(
+        "advice_app.AdviceRun", null=True, blank=True, on_delete=models.PROTECT, related_name="runs"
+    )
     lane = models.CharField(max_length=64)
     baseline_version = models.ForeignKey(
         "contracts_app.ContractVersion", on_delete=models.PROTECT, related_name="+"
@@ -47,6 +52,10 @@ class Run(models.Model):
         "contracts_app.ContractVersion", on_delete=models.PROTECT, related_name="+"
     )
     engine_kind = models.CharField(max_length=16, choices=EngineKind.choices)
+    # Per arm, a variant of that arm's version document the arm runs instead (an advice
+    # run's candidate arm: the active version with a candidate's speculation); null: the
+    # versions' own documents. Kept on the run so a requeued attempt runs the same.
+    arm_documents = models.JSONField(null=True, blank=True)
     # Only for the `openai` engine: {"baseline": {"base_url", "model"}, "candidate": {…}}.
     endpoints = models.JSONField(null=True, blank=True)
     target_worker = models.ForeignKey(
@@ -186,9 +195,22 @@ class RunResult(models.Model):
     # result lands so pages never read the raw samples: {"baseline": [...], "candidate": [...]}.
     aggregates = models.JSONField(default=dict)
     received_at = models.DateTimeField(auto_now_add=True)
+    # When the retention setting (RAW_SAMPLES_RETENTION_DAYS) took the per-request samples
+    # out of `payload` (benchmarks_app/services/retention.py): the rest of the payload, the
+    # digest and the aggregates stay; readers of samples answer that they are gone.
+    samples_pruned_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-received_at"]
+        indexes = [
+            # The prune's scan: results still holding samples, oldest first (the rows
+            # already pruned, most of them in time, stay out of the index).
+            models.Index(
+                fields=["received_at"],
+                name="result_samples_held",
+                condition=models.Q(samples_pruned_at__isnull=True),
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"result of run {self.run_id} attempt {self.attempt}"

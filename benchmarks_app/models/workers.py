@@ -74,6 +74,10 @@ def assigned_pools(hardware_class: str, capabilities: list[str]) -> list[str]:
     return pools
 
 
+# What a queue or pool may be called (registration's `queues`, a run's or an advice run's `pool`).
+QUEUE_NAME_PATTERN = r"^[A-Za-z0-9._:-]{1,100}$"
+
+
 def is_reserved_queue(name: str) -> bool:
     """Names only the control plane hands out: a worker's own queue (`worker.N`), the
     engine pools (`engine.*`) and the hardware pools (`pool.cpu`, `pool.gpu`,

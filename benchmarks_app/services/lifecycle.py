@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from audit_app.actors import Actor
@@ -25,7 +26,7 @@ from benchmarks_app.aggregates import aggregate_result
 from benchmarks_app.choices import FINISHED_STATES, FailureKind, RunState
 from benchmarks_app.models import Run, RunResult, Worker
 from benchmarks_app.progress import step_begun, step_plan
-from benchmarks_app.result_digest import result_digest
+from benchmarks_app.result_digest import canonical_json, result_digest, text_digest
 from benchmarks_app.results_check import check_outcome
 from benchmarks_app.signals import announce_run_finished
 from kernel.errors import Conflict, Forbidden, NotFound
@@ -213,20 +214,45 @@ def run_fail(*, run_id: int, worker: Worker, attempt: int, kind: str, reason: st
     return run
 
 
-@transaction.atomic
 def run_result_submit(
     *, run_id: int, worker: Worker, attempt: int, payload: dict[str, Any]
 ) -> tuple[RunResult, bool]:
     """(result, created). The same upload again answers the stored result (created False);
     another worker 403; a malformed or impossible result 400 (nothing stored); a result
     for an attempt or a run that moved on 409."""
+    return _result_store(run_id=run_id, worker=worker, attempt=attempt, payload=payload, canonical=None)
+
+
+def run_result_upload(
+    *, run_id: int, worker: Worker, attempt: int, payload: dict[str, Any]
+) -> tuple[RunResult, bool]:
+    """`run_result_submit` for an upload (the view's): the payload is serialized once, to
+    its canonical JSON, which gives the digest and is the text stored (jsonb keeps the
+    same value whatever the key order or spacing), instead of walked for the digest and
+    serialized again for the database. The same answers, the same stored row."""
+    canonical = canonical_json(payload)
+    return _result_store(run_id=run_id, worker=worker, attempt=attempt, payload=payload, canonical=canonical)
+
+
+def _stored_payload(payload: dict[str, Any], canonical: str | None) -> Any:
+    """On PostgreSQL, the canonical text cast to jsonb there (not a second json.dumps of
+    the payload); elsewhere (SQLite, the embedded default) the payload for the field."""
+    if canonical is None or connection.vendor != "postgresql":
+        return payload
+    return RawSQL("%s::jsonb", (canonical,))
+
+
+@transaction.atomic
+def _result_store(
+    *, run_id: int, worker: Worker, attempt: int, payload: dict[str, Any], canonical: str | None
+) -> tuple[RunResult, bool]:
     run = _locked(run_id)
     _pinned(worker, run)
     if run.worker_id != worker.pk:
         if run.worker_id is None:
             raise Conflict(f"run {run.pk} has not been started", code="not_started")
         raise Forbidden(f"run {run.pk} belongs to worker {run.worker_id}, not to worker {worker.pk}")
-    digest = result_digest(payload)
+    digest = result_digest(payload) if canonical is None else text_digest(canonical)
     existing = RunResult.objects.filter(run=run).first()
     if existing is not None:
         if existing.attempt == attempt and existing.digest == digest:
@@ -244,12 +270,19 @@ def run_result_submit(
                 run=run,
                 attempt=attempt,
                 worker=worker,
-                payload=payload,
+                payload=_stored_payload(payload, canonical),
                 digest=digest,
                 aggregates={arm: aggregate_result(payload[arm]) for arm in ARMS},
             )
     except IntegrityError:  # the one-result-per-run constraint: a racing duplicate
         raise Conflict(f"run {run.pk} already has a result", code="result_exists") from None
+    if canonical is None:
+        result.payload = payload
+    else:
+        # The expression it was written with is no value to read: the field is left
+        # deferred (read from the row if asked for). Not the parsed payload: the result and
+        # its run point at each other, a cycle that would hold it until a full collection.
+        del result.payload
     run.state = RunState.SUCCEEDED
     run.finished_at = timezone.now()
     run.progress_done = run.progress_total

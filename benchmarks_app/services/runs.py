@@ -55,10 +55,14 @@ def _create_one(
     pool: str | None,
     overrides: dict[str, Any],
     created_by: Any,
+    advice_id: int | None = None,
+    documents: dict[str, dict[str, Any]] | None = None,
 ) -> Run:
     run = Run.objects.create(
         route=route,
         release_id=release_id,
+        advice_id=advice_id,
+        arm_documents=documents,
         lane=lane,
         baseline_version=baseline,
         candidate_version=candidate,
@@ -80,6 +84,7 @@ def _create_one(
         engine_kind=engine_kind,
         endpoints=endpoints,
         overrides=overrides,
+        documents=documents,
     )
     run.progress_total = 2 * len(run.spec["load"]["levels"]) * run.spec["load"]["requests_per_level"]
     run.note("queued", f"to {run.queue}")
@@ -254,3 +259,47 @@ def release_runs_cancel(*, release: Any, actor: Any, reason: str = "") -> list[R
     runs = list(Run.objects.select_for_update().filter(release_id=release.pk, state__in=list(ACTIVE_STATES)))
     why = reason or f"release {release.pk} cancelled"
     return [run_cancel(run=run, actor=actor, reason=why) for run in runs]
+
+
+@transaction.atomic
+def variant_run_create(
+    *,
+    route: Route,
+    lane: str,
+    version: ContractVersion,
+    documents: dict[str, dict[str, Any]],
+    overrides: dict[str, Any],
+    actor: Any,
+    advice_id: int | None = None,
+    pool: str | None = None,
+) -> Run:
+    """A run whose arms are variants of one version (`documents`: arm → document, each
+    validated as a contract when the spec is built): advice_app measures the active version
+    with speculation off against it with a candidate's speculation, one batch per run. On
+    the engine the version names, dispatched like any run (to `pool` where one is named)."""
+    kind = default_engine_kind(version.document)
+    run = _create_one(
+        route=route,
+        release_id=None,
+        lane=lane,
+        baseline=version,
+        candidate=version,
+        engine_kind=kind,
+        endpoints=None,
+        worker=None,
+        pool=pool,
+        overrides=overrides,
+        created_by=getattr(actor, "user", actor),
+        advice_id=advice_id,
+        documents=documents,
+    )
+    audit_record(
+        actor=actor,
+        action="run.create",
+        obj_type="run",
+        obj_id=run.pk,
+        route=route,
+        after={"lane": lane, "queue": run.queue, "version": version.number, "advice": advice_id,
+               "arms": {arm: run.spec["arms"][arm]["speculation_method"] for arm in ARMS}},
+    )  # fmt: skip
+    return run

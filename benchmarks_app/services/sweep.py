@@ -101,6 +101,7 @@ def _requeue(run: Run, reason: str, to: Worker) -> None:
         engine_kind=run.engine_kind,
         endpoints=run.endpoints,
         overrides=_overrides_of(run.spec),
+        documents=run.arm_documents,
     )
     run.note("requeued", run.last_error)
     run.save()

@@ -9,7 +9,7 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from accounts_app.permissions import can_access_route, has_role
+from accounts_app.permissions import can_access_route, ensure_fleet_wide, has_role, scope_queryset
 from audit_app.actors import actor_from_request
 from benchmarks_app.models import Run
 from benchmarks_app.selectors import run_get, run_list, worker_get, worker_list
@@ -18,12 +18,25 @@ from benchmarks_app.services.workers import worker_revoke
 from kernel.errors import DomainError, NotFound
 
 
+def _fleet_wide(request: HttpRequest) -> bool:
+    try:
+        ensure_fleet_wide(request, "revoke workers")
+    except DomainError:
+        return False
+    return True
+
+
 @login_required
 def workers_page(request: HttpRequest) -> HttpResponse:
+    workers = list(worker_list())
+    for worker in workers:
+        # The fleet is shared, the runs on it are not: another route's run shows as "busy"
+        # to someone limited to some routes, as the API's `current_run` is null for them.
+        worker.shown_runs = [r for r in worker.active_runs if can_access_route(request, r.route)]  # type: ignore[attr-defined]
     context = {
-        "workers": list(worker_list()),
-        "runs": list(run_list()[:20]),
-        "can_revoke": has_role(request, "admin"),
+        "workers": workers,
+        "runs": list(scope_queryset(request, run_list())[:20]),
+        "can_revoke": has_role(request, "admin") and _fleet_wide(request),
         "nav": "workers",
     }
     # htmx refreshes the fleet table (status, current run, heartbeats) in place.

@@ -30,7 +30,7 @@ UPLOAD_ROLE = "operator"
 
 
 def _route_for_upload(request: HttpRequest, slug: str) -> Any:
-    route = route_or_404(slug)
+    route = route_or_404(request, slug)
     try:
         ensure_route_access(request, route)
     except NotFound as exc:

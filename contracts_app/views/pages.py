@@ -10,7 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from accounts_app.permissions import has_role
+from accounts_app.permissions import can_access_route, has_role
 from contracts_app import selectors
 from contracts_app.document import ENGINES, diff_documents, highest_impact, validate_document
 from contracts_app.document import render as render_engine
@@ -22,7 +22,11 @@ from kernel.errors import NotFound
 SECTIONS = ("target", "speculation", "assets", "compatibility", "lanes", "measurement", "rollback")
 
 
-def route_or_404(slug: str) -> Any:
+def route_or_404(request: HttpRequest, slug: str) -> Any:
+    """The route a page's URL names, if the person may see it: a route outside their
+    scope is a 404 worded as a missing one (it must not tell that it exists)."""
+    if not can_access_route(request, slug):
+        raise Http404(f"No route {slug!r}.")
     try:
         return selectors.route_get(slug)
     except NotFound as exc:
@@ -31,7 +35,7 @@ def route_or_404(slug: str) -> Any:
 
 @login_required
 def version_detail(request: HttpRequest, slug: str, number: int) -> HttpResponse:
-    route = route_or_404(slug)
+    route = route_or_404(request, slug)
     try:
         version = selectors.version_get(route, number)
     except NotFound as exc:
@@ -85,7 +89,7 @@ def _renderable(contract: Any) -> list[str]:
 
 @login_required
 def diff_page(request: HttpRequest, slug: str) -> HttpResponse:
-    route = route_or_404(slug)
+    route = route_or_404(request, slug)
     versions = list(selectors.version_list(route))
     context: dict[str, Any] = {"route": route, "versions": versions, "nav": "routes"}
     try:

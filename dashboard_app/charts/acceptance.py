@@ -13,10 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import plotly.graph_objects as go
-
-from dashboard_app.charts.style import ARM_STYLE, by_level, corner_note, layout, level_text
-from kernel.plotting import OKABE_ITO, no_data, to_dict
+from dashboard_app.charts.style import ARM_STYLE, by_level, corner_note_props, layout, level_text
+from kernel.plotting import OKABE_ITO, merge, no_data_note, plain_figure
 from worker.spec import ARMS
 
 Aggregates = Sequence[Mapping[str, Any]]
@@ -33,14 +31,13 @@ def _rates(aggregate: Mapping[str, Any]) -> list[float] | None:
 
 def acceptance_by_position(baseline: Aggregates, candidate: Aggregates, *, lane: str) -> dict[str, Any]:
     """A line per arm and load level: acceptance rate against draft position (1 = first)."""
-    fig = go.Figure(
-        layout=layout(
-            f"Acceptance by draft position, lane {lane}",
-            "draft position (1 = first drafted token)",
-            "accepted / drafts at that position",
-            showlegend=True,
-        )
+    figure_layout = layout(
+        f"Acceptance by draft position, lane {lane}",
+        "draft position (1 = first drafted token)",
+        "accepted / drafts at that position",
+        showlegend=True,
     )
+    traces: list[dict[str, Any]] = []
     missing = []  # the candidate's levels without per-position counts
     for arm, aggregates in zip(ARMS, (baseline, candidate), strict=True):
         style = ARM_STYLE[arm]
@@ -52,21 +49,24 @@ def acceptance_by_position(baseline: Aggregates, candidate: Aggregates, *, lane:
                     missing.append(level)
                 continue
             colour = LEVEL_COLOURS[index % len(LEVEL_COLOURS)]
-            fig.add_trace(
-                go.Scatter(
-                    x=list(range(1, len(rates) + 1)),
-                    y=rates,
-                    mode="lines+markers",
-                    name=f"{arm} at {level}",
-                    line={"color": colour, "dash": style["dash"], "width": 2},
-                    marker={"symbol": style["symbol"], "size": 8, "color": colour},
-                    hovertemplate=f"{arm} at {level}, position %{{x}}: %{{y:.0%}} accepted<extra></extra>",
-                )
+            traces.append(
+                {
+                    "type": "scatter",
+                    "x": list(range(1, len(rates) + 1)),
+                    "y": rates,
+                    "mode": "lines+markers",
+                    "name": f"{arm} at {level}",
+                    "line": {"color": colour, "dash": style["dash"], "width": 2},
+                    "marker": {"symbol": style["symbol"], "size": 8, "color": colour},
+                    "hovertemplate": f"{arm} at {level}, position %{{x}}: %{{y:.0%}} accepted<extra></extra>",
+                }
             )
-    if not fig.data:
-        no_data(fig, "Acceptance by draft position was not reported (vLLM and llama-server count it).")
+    if not traces:
+        figure_layout["annotations"] = [
+            no_data_note("Acceptance by draft position was not reported (vLLM and llama-server count it).")
+        ]
     elif missing:
-        corner_note(fig, f"candidate not reported at {', '.join(missing)}")
-    fig.update_xaxes(dtick=1)
-    fig.update_yaxes(range=[0, 1.05], tickformat=".0%")
-    return to_dict(fig)
+        figure_layout["annotations"] = [corner_note_props(f"candidate not reported at {', '.join(missing)}")]
+    figure_layout["xaxis"]["dtick"] = 1
+    merge(figure_layout["yaxis"], {"range": [0, 1.05], "tickformat": ".0%"})
+    return plain_figure(traces, figure_layout)

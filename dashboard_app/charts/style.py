@@ -8,16 +8,19 @@ deficiencies), line dash, and marker symbol (bars: a fill pattern).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import plotly.graph_objects as go
 
 from kernel import plotting
-from kernel.plotting import OKABE_ITO
+from kernel.plotting import (  # noqa: F401 (the charts import them from here)
+    OKABE_ITO,
+    TIMES,
+    log_level_axis,
+    log_level_axis_props,
+)
 
-TIMES = "\u00d7"  # the multiplication sign of "1.5x" (escaped: ruff flags the literal)
 ARM_STYLE: dict[str, dict[str, str]] = {
     "baseline": {"color": OKABE_ITO["blue"], "dash": "dash", "symbol": "circle", "pattern": ""},
     "candidate": {"color": OKABE_ITO["vermillion"], "dash": "solid", "symbol": "diamond", "pattern": "/"},
@@ -71,29 +74,20 @@ def by_level(aggregates: Sequence[Mapping[str, Any]]) -> dict[tuple[str, float],
     return {(a.get("level_kind", ""), float(a["level"])): a for a in aggregates if a.get("level") is not None}
 
 
-def log_level_axis(fig: go.Figure, levels: Sequence[float]) -> None:
-    """A log x axis ticked at the measured levels, with room either side of the outermost
-    ones (the range is in decades), so no point sits on the plot's edge."""
-    ticks = sorted({float(x) for x in levels if x and x > 0})
-    if not ticks:
-        fig.update_xaxes(type="log")
-        return
-    left, right = math.log10(ticks[0]), math.log10(ticks[-1])
-    pad = max(0.25, 0.1 * (right - left))
-    fig.update_xaxes(
-        type="log", tickvals=ticks, ticktext=[f"{t:g}" for t in ticks], range=[left - pad, right + pad]
-    )
+def corner_note_props(text: str) -> dict[str, Any]:
+    """A quiet note above the plot's top-right corner (what part of the data is missing)."""
+    return {
+        "text": text,
+        "showarrow": False,
+        "xref": "paper",
+        "yref": "paper",
+        "x": 1,
+        "y": 1.08,
+        "xanchor": "right",
+        "font": {"color": OKABE_ITO["grey"]},
+    }
 
 
 def corner_note(fig: go.Figure, text: str) -> None:
-    """A quiet note above the plot's top-right corner (what part of the data is missing)."""
-    fig.add_annotation(
-        text=text,
-        showarrow=False,
-        xref="paper",
-        yref="paper",
-        x=1,
-        y=1.08,
-        xanchor="right",
-        font={"color": OKABE_ITO["grey"]},
-    )
+    """`corner_note_props` on a graph_objs figure."""
+    fig.add_annotation(**corner_note_props(text))

@@ -12,6 +12,7 @@ from collections import defaultdict
 from typing import Any
 
 from django.conf import settings
+from django.db.models import F
 
 from benchmarks_app.choices import ACTIVE_STATES
 from benchmarks_app.models import Run
@@ -89,7 +90,14 @@ def release_evidence(release: Release) -> dict[str, Any]:
 def progress_context(release: Release) -> dict[str, Any]:
     """What the progress table shows: the runs, whether to keep polling, and why a run
     that no worker can serve waits (so it says so instead of waiting silently)."""
-    runs = list(Run.objects.filter(release=release).select_related("worker").order_by("id"))
+    # When the retention setting pruned a run's raw samples (the JSON and CSV links go):
+    # joined to the same query.
+    runs: list[Run] = list(
+        Run.objects.filter(release=release)
+        .select_related("worker")
+        .annotate(samples_pruned_at=F("result__samples_pruned_at"))
+        .order_by("id")
+    )
     waiting = waiting_reasons(runs)
     for run in runs:
         run.waiting_now = waiting.get(run.pk, "")  # type: ignore[attr-defined]

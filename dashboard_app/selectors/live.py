@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Prefetch
+from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
 from django.utils.timesince import timesince
 
@@ -18,8 +18,8 @@ from contracts_app.models import Route
 from dashboard_app.charts import figure_json
 from dashboard_app.charts.live import acceptance_over_time
 from live_app.choices import ProbeRequestState
-from live_app.models import AcceptanceAlert, AcceptanceSample, Endpoint, ProbeRequest
-from live_app.selectors import acceptance_floor, benchmark_acceptance, endpoints_of
+from live_app.models import AcceptanceAlert, Endpoint, ProbeRequest
+from live_app.selectors import acceptance_floor, benchmark_acceptance, endpoints_of, latest_samples
 from releases_app.choices import ARMS
 from releases_app.models import Release
 from releases_app.selectors import arm_expectation
@@ -75,31 +75,30 @@ def _pending_since() -> datetime:
 
 def endpoint_rows(route: Route) -> list[EndpointRow]:
     """Constant queries whatever the number of endpoints: the endpoints, their latest
-    samples and alerts (prefetched, sliced per endpoint), one benchmark read per version."""
-    endpoints = endpoints_of(route).prefetch_related(
-        Prefetch(
-            "samples",
-            queryset=AcceptanceSample.objects.order_by("-taken_at", "-id")[:SERIES_POINTS],
-            to_attr="recent_samples",
-        ),
-        Prefetch(
-            "alerts",
-            queryset=AcceptanceAlert.objects.order_by("-raised_at", "-id")[:20],
-            to_attr="recent_alerts",
-        ),
-        Prefetch(
-            "probe_requests",
-            queryset=ProbeRequest.objects.filter(
-                state__in=(ProbeRequestState.QUEUED, ProbeRequestState.RUNNING),
-                requested_at__gte=_pending_since(),
-            ).order_by("-requested_at", "-id")[:1],
-            to_attr="pending_requests",
-        ),
+    samples (one LATERAL read), their alerts and pending probes (prefetched, sliced per
+    endpoint), one benchmark read per version."""
+    endpoints = list(
+        endpoints_of(route).prefetch_related(
+            Prefetch(
+                "alerts",
+                queryset=AcceptanceAlert.objects.order_by("-raised_at", "-id")[:20],
+                to_attr="recent_alerts",
+            ),
+            Prefetch(
+                "probe_requests",
+                queryset=ProbeRequest.objects.filter(
+                    state__in=(ProbeRequestState.QUEUED, ProbeRequestState.RUNNING),
+                    requested_at__gte=_pending_since(),
+                ).order_by("-requested_at", "-id")[:1],
+                to_attr="pending_requests",
+            ),
+        )
     )
+    series = latest_samples([e.pk for e in endpoints], SERIES_POINTS)
     references: dict[int, float | None] = {}
     rows = []
     for endpoint in endpoints:
-        samples = list(reversed(endpoint.recent_samples))
+        samples = series[endpoint.pk]
         alerts = list(endpoint.recent_alerts)
         chart = None
         if samples:
@@ -111,7 +110,7 @@ def endpoint_rows(route: Route) -> list[EndpointRow]:
             chart = figure_json(
                 acceptance_over_time(
                     name=endpoint.name,
-                    samples=[(s.taken_at.isoformat(), s.window_acceptance_rate, s.reset) for s in samples],
+                    samples=[(taken_at.isoformat(), rate, reset) for taken_at, rate, reset in samples],
                     reference=reference,
                     floor=floor,
                     alerts=[(a.raised_at.isoformat(), a.live_rate) for a in alerts],
@@ -135,10 +134,11 @@ def live_words(route: Route, endpoints: list[Endpoint] | None = None) -> str | N
     return "; ".join(state_words(e) for e in endpoints) if endpoints else None
 
 
-def drifted_endpoints() -> list[tuple[str, str]]:
-    """(route slug, words) of every endpoint whose last probe drifted."""
+def drifted_endpoints(routes: QuerySet[Route] | None = None) -> list[tuple[str, str]]:
+    """(route slug, words) of every endpoint whose last probe drifted, of `routes` (default:
+    all; a page passes those its reader may see)."""
     qs = (
-        Endpoint.objects.filter(state=DRIFTED)
+        Endpoint.objects.filter(state=DRIFTED, **({} if routes is None else {"route__in": routes}))
         .select_related("route", "last_probe")
         .order_by("route__slug", "name")
     )

@@ -42,7 +42,7 @@ def speedup_lines(row: RouteRow | None) -> list[str]:
 
 @login_required
 def route_card(request: HttpRequest, slug: str) -> HttpResponse:
-    route = route_or_404(slug)
+    route = route_or_404(request, slug)
     row = _row(route)
     context = {
         "route": route,
@@ -59,7 +59,7 @@ def route_card(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 def route_card_markdown(request: HttpRequest, slug: str) -> HttpResponse:
-    route = route_or_404(slug)
+    route = route_or_404(request, slug)
     row = _row(route)
     text = card_markdown(
         route,

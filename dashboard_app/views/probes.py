@@ -16,7 +16,7 @@ from dashboard_app.selectors.live import endpoint_rows, probes_pending
 @login_required
 @require_GET
 def route_endpoints_table(request: HttpRequest, slug: str) -> HttpResponse:
-    route = route_or_404(slug)
+    route = route_or_404(request, slug)
     rows = endpoint_rows(route)
     return render(
         request,

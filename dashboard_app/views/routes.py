@@ -11,7 +11,8 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from accounts_app.permissions import has_role
+from accounts_app.permissions import has_role, visible_routes
+from advice_app.selectors import advice_staleness
 from contracts_app import selectors
 from contracts_app.document.schema import KNOWN_LANES
 from contracts_app.models import Route
@@ -32,7 +33,8 @@ OVERVIEW_PAGE_SIZE = 50
 
 @login_required
 def routes_overview(request: HttpRequest) -> HttpResponse:
-    filterset = OverviewFilterSet(request.GET or None, queryset=Route.objects.all())
+    # Someone limited to some routes sees those only: in the rows, the counts, the pages.
+    filterset = OverviewFilterSet(request.GET or None, queryset=visible_routes(request, Route.objects.all()))
     routes = page_queryset(filterset).order_by("slug")
     page = Paginator(routes, OVERVIEW_PAGE_SIZE).get_page(request.GET.get("page"))
     # The page's slice as a subquery: its rows are still the selector's one query.
@@ -49,7 +51,7 @@ def routes_overview(request: HttpRequest) -> HttpResponse:
             "form": filterset.form,
             "known_lanes": KNOWN_LANES,
             "filtered": filtered,
-            "live_drift": drifted_endpoints(),
+            "live_drift": drifted_endpoints(visible_routes(request, Route.objects.all())),
             "nav": "routes",
         },
     )
@@ -57,7 +59,7 @@ def routes_overview(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def route_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    route = route_or_404(slug)
+    route = route_or_404(request, slug)
     versions = list(selectors.version_list(route))
     releases = list(
         Release.objects.filter(route=route).select_related("baseline_version", "candidate_version")[:10]
@@ -81,6 +83,8 @@ def route_detail(request: HttpRequest, slug: str) -> HttpResponse:
             # Authoring (dashboard/_route_authoring.html): upload, edit, propose a version.
             "can_author": can_author,
             "open_release": Release.objects.open().filter(route=route).first() if can_author else None,
+            # The latest finished advice, and why it no longer holds (one query).
+            "advice": advice_staleness(route),
             "nav": "routes",
         },
     )

@@ -3,9 +3,10 @@ before any view (or Django's own body parsing) runs.
 
 - Body size: every request is held to DATA_UPLOAD_MAX_MEMORY_SIZE (1 MiB: contracts,
   decisions, reports), except the bodies settings.API_BODY_LIMITS names with their own
-  limit (a worker's result upload; a workload upload, which is left unread here because
-  its view streams it). The kernel knows no app's URL: the settings name them. Over a
-  limit: 413 problem+json naming the limit and its setting.
+  limit (a worker's result upload and a workload upload, both left unread here because
+  their views stream them; the result upload's view inflates gzip itself too, so that the
+  body is read once into one buffer: kernel/api/body.py). The kernel knows no app's URL:
+  the settings name them. Over a limit: 413 problem+json naming the limit and its setting.
 - `Content-Encoding: gzip` on an API request is decompressed here, in bounded steps: the
   decompressed size counts against the same limit (a gzip bomb is a 413 after at most
   limit + 1 bytes were inflated). Any other encoding is a 415.
@@ -63,6 +64,12 @@ def is_streamed_upload(request: HttpRequest) -> bool:
     """A body its view reads in chunks under its own limit (a workload upload)."""
     entry = _own_limit(request)
     return entry is not None and bool(entry.get("streamed"))
+
+
+def view_inflates(request: HttpRequest) -> bool:
+    """A streamed body whose view also inflates gzip itself, in chunks (kernel/api/body.py)."""
+    entry = _own_limit(request)
+    return is_streamed_upload(request) and bool(entry and entry.get("view_inflates"))
 
 
 def body_limit(request: HttpRequest) -> tuple[int, str]:
@@ -123,6 +130,8 @@ def _check_body(request: HttpRequest) -> None:
         return
     if not is_api(request):
         return  # pages never send encoded bodies; Django ignores the header there
+    if view_inflates(request):
+        return  # its reader applies these same rules while it reads (kernel/api/body.py)
     if encoding != "gzip":
         raise _refused(
             415,

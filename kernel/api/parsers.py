@@ -66,7 +66,7 @@ def content_type_charset(content_type: str) -> str | None:
     return params.get("charset")
 
 
-def load_json(raw: bytes, encoding: str = "utf-8") -> Any:
+def load_json(raw: bytes | bytearray, encoding: str = "utf-8") -> Any:
     """Parse a JSON body under the safety rules (DomainError / ParseError when refused)."""
     codec = text_charset(encoding)
     try:

@@ -4,19 +4,27 @@ domain's. Field errors come as a list of {path, message}."""
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, RequestDataTooBig, TooManyFieldsSent
+from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpResponse
 from rest_framework import exceptions, status
 from rest_framework.response import Response
-from rest_framework.views import exception_handler
+from rest_framework.views import exception_handler, set_rollback
 
 from kernel.context import current_request_id
 from kernel.errors import DomainError, FieldError
 
+log = logging.getLogger("specpact.api")
+
 PROBLEM_CONTENT_TYPE = "application/problem+json"
+# A database that is restarting or unreachable: the request had no effect (its transaction
+# died with the connection), so the client is told to send it again rather than that it
+# failed. A worker's result upload answered 500 here was dropped as refused (chaos step).
+DATABASE_RETRY_AFTER_S = 5
 _TITLES = {
     400: "Invalid request",
     401: "Not authenticated",
@@ -31,6 +39,7 @@ _TITLES = {
     422: "Unprocessable content",
     428: "Precondition required",
     429: "Too many requests",
+    503: "Service unavailable",
 }
 
 
@@ -130,6 +139,15 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
     elif isinstance(exc, TooManyFieldsSent):
         exc = DomainError(
             "The form has more fields than DATA_UPLOAD_MAX_NUMBER_FIELDS allows.", code="too_many_fields"
+        )
+    if isinstance(exc, (OperationalError, InterfaceError)):
+        log.warning("database unavailable; answered 503: %s", exc, exc_info=exc)
+        set_rollback()
+        return problem_response(
+            status.HTTP_503_SERVICE_UNAVAILABLE,
+            "The database is unavailable for a moment; nothing was changed. Send the request again.",
+            code="database_unavailable",
+            headers={"Retry-After": str(DATABASE_RETRY_AFTER_S)},
         )
     if isinstance(exc, DomainError):
         return problem_response(

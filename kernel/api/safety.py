@@ -37,7 +37,7 @@ class UnsafeInput(ValueError):
         self.message = message
 
 
-def check_depth(raw: bytes, limit: int = MAX_DEPTH) -> None:
+def check_depth(raw: bytes | bytearray, limit: int = MAX_DEPTH) -> None:
     """Refuse JSON nested deeper than `limit` without parsing it."""
     if raw.count(b"[") + raw.count(b"{") <= limit:
         return

@@ -71,10 +71,22 @@ def _earlier_versions(release: Release, versions: int) -> list[EarlierVersion]:
     without a benchmark), for `measurement.history`."""
     out = []
     for earlier in approved_before(release, versions=versions):
-        stored = release_gate_input(earlier.pk).arm("candidate")
+        inputs = release_gate_input(earlier.pk)
+        stored = inputs.arm("candidate")
         arms = [a for lane, result in stored.items() for a in arm_levels_from_harness(result, lane=lane)]
-        out.append(EarlierVersion(earlier.candidate_version.number, earlier.pk, arms))
+        # A lane whose raw samples the retention setting pruned has no arm: the history
+        # check says so (benchmarks_app/gate/history.py), never compares with nothing.
+        pruned = {lane: f"{at:%Y-%m-%d}" for lane, at in inputs.pruned.items()}
+        out.append(EarlierVersion(earlier.candidate_version.number, earlier.pk, arms, pruned))
     return out
+
+
+def _pruned_reason(inputs: ReleaseGateInput) -> str:
+    lanes = ", ".join(f"lane {lane} on {at:%Y-%m-%d}" for lane, at in sorted(inputs.pruned.items()))
+    return (
+        f"the gate has no raw samples to evaluate: the retention setting (RAW_SAMPLES_RETENTION_DAYS) "
+        f"pruned them ({lanes}) before the release was concluded"
+    )
 
 
 def _endpoints_drift(release_id: int) -> str | None:
@@ -110,6 +122,9 @@ def release_conclude(*, release_id: int) -> str:
         if drift is not None:
             release_fail(release=release, reason=drift, actor=system)
             return f"release {release_id} failed: its endpoints drifted"
+        if inputs.pruned:
+            release_fail(release=release, reason=_pruned_reason(inputs), actor=system)
+            return f"release {release_id} failed: its raw samples were pruned"
         try:
             verdict, gate_result = _gate(inputs, release)
         except Exception as exc:  # bad inputs to the gate end the release with the reason

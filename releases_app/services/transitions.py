@@ -9,6 +9,7 @@ from typing import Any
 from django.db import IntegrityError
 from django.utils import timezone
 
+from accounts_app.permissions import can_access_route
 from audit_app.actors import Actor
 from audit_app.services import audit_record
 from contracts_app.models import Route
@@ -25,13 +26,13 @@ def release_ref(release: Release | int) -> int:
 
 def lock_release(release: Release | int, *, actor: Actor | None = None) -> tuple[Route, Release]:
     """The release and its route, both locked until the transaction ends. A scoped token
-    outside the release's route gets 404, as if the release did not exist."""
+    or user outside the release's route gets 404, as if the release did not exist."""
     release_id = release_ref(release)
     route_id = Release.objects.filter(pk=release_id).values_list("route_id", flat=True).first()
     if route_id is None:
         raise NotFound(f"Release {release_id} not found.")
     route = Route.objects.select_for_update().get(pk=route_id)
-    if actor is not None and actor.token is not None and not actor.token.allows_route(route):
+    if actor is not None and not can_access_route(actor, route):
         raise NotFound(f"Release {release_id} not found.")
     locked = (
         Release.objects.select_for_update(of=("self",))

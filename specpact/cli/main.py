@@ -20,6 +20,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "specpact.cli.online",
     "specpact.cli.browse",
     "specpact.cli.endpoints",
+    "specpact.cli.advise",
 )
 OPTIONAL_MODULES: frozenset[str] = frozenset({"specpact.cli.online", "specpact.cli.browse"})
 

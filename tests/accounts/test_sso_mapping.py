@@ -1,8 +1,11 @@
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import pytest
 
-from accounts_app.sso_mapping import DEFAULT_ROLE, MappingError, groups_from_claims, parse_mapping
+from accounts_app.sso_mapping import DEFAULT_ROLE, Access, MappingError, groups_from_claims, parse_mapping
 
 MAPPING = {
     "groups": {
@@ -46,8 +49,37 @@ def test_json_text_is_read_like_a_dict() -> None:
         ('{"groups": {"x": {"role": "root"}}}', "OIDC_ROLE_MAPPING.groups.x.role: 'root' is not one of"),
         ('{"groups": {"x": {"role": "admin", "colour": 1}}}', "unknown keys ['colour']"),
         (
-            '{"groups": {"x": {"role": "operator", "routes": ["support-chat"]}}}',
-            "OIDC_ROLE_MAPPING.groups.x.routes: route scopes apply to API tokens only",
+            '{"groups": {"x": {"role": "operator", "routes": "support-chat"}}}',
+            "groups.x.routes: must be a non-empty list",
+        ),
+        (
+            '{"groups": {"x": {"role": "operator", "routes": []}}}',
+            "groups.x.routes: must be a non-empty list",
+        ),
+        (
+            '{"groups": {"x": {"role": "operator", "routes": null}}}',
+            "groups.x.routes: must be a non-empty list",
+        ),
+        (
+            '{"groups": {"x": {"role": "operator", "routes": [1]}}}',
+            "groups.x.routes[0]: 1 is not a route slug",
+        ),
+        (
+            '{"groups": {"x": {"role": "operator", "routes": ["ok", {"a": 1}]}}}',
+            "groups.x.routes[1]: {'a': 1} is not",
+        ),
+        (
+            '{"groups": {"x": {"role": "operator", "routes": ["Chat Team"]}}}',
+            "groups.x.routes[0]: 'Chat Team' is not",
+        ),
+        (
+            '{"groups": {"x": {"role": "operator", "routes": ["a\\u0000b"]}}}',
+            "groups.x.routes[0]: 'a\\x00b' is not",
+        ),
+        (f'{{"groups": {{"x": {{"role": "operator", "routes": ["{"r" * 65}"]}}}}}}', "groups.x.routes[0]:"),
+        (
+            json.dumps({"groups": {"x": {"role": "operator", "routes": ["r"] * 501}}}),
+            "501 routes; at most 500",
         ),
     ],
 )
@@ -64,3 +96,51 @@ def test_groups_claim_shapes() -> None:
     assert groups_from_claims({"groups": {"a": 1}}, "groups") == []
     assert groups_from_claims({}, "groups") == []
     assert groups_from_claims({"roles": ["a"]}, "roles") == ["a"]
+
+
+SCOPED = parse_mapping(
+    {
+        "groups": {
+            "ml-platform-admins": {"role": "admin"},
+            "chat-team": {"role": "operator", "routes": ["support-chat", "chat-eval"]},
+            "summaries-team": {"role": "operator", "routes": ["contract-summaries"]},
+            "summaries-readers": {"role": "viewer", "routes": ["contract-summaries"]},
+            "everyone": {"role": "viewer"},
+        }
+    }
+)
+
+
+def test_a_scoped_group_gives_its_routes_and_groups_of_one_role_add_up() -> None:
+    assert SCOPED.access_for(["chat-team"]) == Access("operator", ("chat-eval", "support-chat"))
+    both = SCOPED.access_for(["chat-team", "summaries-team"])
+    assert both == Access("operator", ("chat-eval", "contract-summaries", "support-chat"))
+
+
+def test_an_unscoped_group_of_the_role_gives_every_route() -> None:
+    assert SCOPED.access_for(["ml-platform-admins", "chat-team"]) == Access("admin", ())
+    assert SCOPED.access_for(["everyone", "summaries-readers"]) == Access("viewer", ())
+
+
+def test_a_lower_roles_routes_are_not_added_to_a_higher_role() -> None:
+    # Operator of support-chat and viewer of contract-summaries: one role per user, so
+    # operator over the first only, never operator over both.
+    assert SCOPED.access_for(["chat-team", "summaries-readers"]) == Access(
+        "operator", ("chat-eval", "support-chat")
+    )
+
+
+def test_no_mapped_group_is_a_viewer_of_every_route() -> None:
+    assert SCOPED.access_for(["unrelated"]) == Access("viewer", ())
+    assert SCOPED.access_for([]) == Access("viewer", ())
+
+
+def test_the_check_framework_reports_a_malformed_mapping(settings: Any) -> None:
+    from accounts_app.sso import check_role_mapping
+
+    settings.OIDC_ROLE_MAPPING = '{"groups": {"x": {"role": "operator", "routes": ["Bad Slug"]}}}'
+    errors = check_role_mapping()
+    assert [e.id for e in errors] == ["accounts.E001"]
+    assert "OIDC_ROLE_MAPPING.groups.x.routes[0]: 'Bad Slug' is not a route slug" in errors[0].msg
+    settings.OIDC_ROLE_MAPPING = '{"groups": {"x": {"role": "operator", "routes": ["support-chat"]}}}'
+    assert check_role_mapping() == []

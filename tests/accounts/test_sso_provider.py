@@ -14,13 +14,17 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.db import connections
 
-from accounts_app.selectors import user_role
+from accounts_app.selectors import user_role, user_route_slugs
 from audit_app.models import AuditEvent
+from tests.support.factories import example, make_version
 from tests.support.oidc import OidcProvider
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
-MAPPING = '{"groups": {"ml-platform-admins": {"role": "admin"}, "chat-team": {"role": "operator"}}}'
+MAPPING = (
+    '{"groups": {"ml-platform-admins": {"role": "admin"}, "chat-team": {"role": "operator"},'
+    ' "summaries-team": {"role": "operator", "routes": ["contract-summaries"]}}}'
+)
 _CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 
 
@@ -85,6 +89,48 @@ def test_sign_in_creates_the_user_with_the_mapped_role_and_re_reads_it(
     moves = [(e.before["role"], e.after["role"]) for e in changes]
     assert moves == [("operator", "admin"), ("admin", "viewer")]
     assert get_user_model().objects.filter(username__startswith="oidc-").count() == 1
+
+
+def test_a_scoped_groups_user_sees_its_routes_only_until_the_group_changes_at_the_next_sign_in(
+    provider: OidcProvider, live_server: Any
+) -> None:
+    make_version("contract-summaries", example())
+    make_version("support-chat", example("support-chat-eagle3"))
+
+    provider.admin("groups", "bob", "summaries-team")
+    client, back = _sign_in(live_server.url, provider, "bob")
+    assert back.status_code == 200 and back.url.host == "localhost", back.text[:500]
+    user = _sso_user("bob")
+    assert (user_role(user), user_route_slugs(user)) == ("operator", ["contract-summaries"])
+    overview = client.get(f"{live_server.url}/").text
+    assert "/routes/contract-summaries/" in overview and "support-chat" not in overview
+    assert client.get(f"{live_server.url}/routes/support-chat/").status_code == 404
+    assert client.get(f"{live_server.url}/routes/contract-summaries/").status_code == 200
+    listed = client.get(f"{live_server.url}/api/v1/routes/").json()
+    assert [r["slug"] for r in listed["results"]] == ["contract-summaries"]
+    created = AuditEvent.objects.get(action="user.created", object_id=user.username)
+    assert created.after["routes"] == ["contract-summaries"]
+    client.close()
+
+    # Moved to an unscoped group at the provider: every route, from the next sign-in.
+    provider.admin("groups", "bob", "chat-team")
+    client, _ = _sign_in(live_server.url, provider, "bob")
+    assert user_route_slugs(_sso_user("bob")) is None
+    assert client.get(f"{live_server.url}/routes/support-chat/").status_code == 200
+    client.close()
+
+    # And back: limited again at the next sign-in.
+    provider.admin("groups", "bob", "summaries-team")
+    client, _ = _sign_in(live_server.url, provider, "bob")
+    assert user_route_slugs(_sso_user("bob")) == ["contract-summaries"]
+    assert client.get(f"{live_server.url}/routes/support-chat/").status_code == 404
+    client.close()
+    moves = AuditEvent.objects.filter(action="user.routes_changed", object_id=user.username).order_by("pk")
+    assert [(e.before["routes"], e.after["routes"]) for e in moves] == [
+        (["contract-summaries"], []),
+        ([], ["contract-summaries"]),
+    ]
+    assert AuditEvent.objects.filter(action="login.sso", object_id=user.username).count() == 3
 
 
 def test_a_tampered_id_token_is_refused(provider: OidcProvider, live_server: Any) -> None:

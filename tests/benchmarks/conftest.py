@@ -42,8 +42,7 @@ SMALL = {
 }
 
 
-@pytest.fixture
-def run(versions: Any, operator: Any) -> Run:
+def standalone_run(operator: Any) -> Run:
     """A standalone run of the extraction lane on given endpoints, created over the API."""
     client = APIClient()
     client.force_login(operator)
@@ -65,3 +64,8 @@ def run(versions: Any, operator: Any) -> Run:
         )
     assert response.status_code == 201, response.content
     return Run.objects.get(pk=response.json()["id"])
+
+
+@pytest.fixture
+def run(versions: Any, operator: Any) -> Run:
+    return standalone_run(operator)

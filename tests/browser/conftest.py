@@ -18,6 +18,7 @@ import pytest
 from django.conf import settings
 from django.db import connections
 
+from tests.support.advice import SERVERS as ADVICE_SERVERS
 from tests.support.benchmarked import SERVERS
 from tests.support.browser import Shots
 
@@ -28,6 +29,7 @@ ARTIFACTS = Path(settings.BASE_DIR) / "test-artifacts" / "browser"
 def _stop_engine_servers() -> Iterator[None]:
     yield
     SERVERS.stop()
+    ADVICE_SERVERS.emulators.stop()
 
 
 @pytest.fixture(scope="session")

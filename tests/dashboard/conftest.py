@@ -10,6 +10,7 @@ import pytest
 from django.test import Client
 
 from releases_app.models import Release
+from tests.support.advice import SERVERS as ADVICE_SERVERS
 from tests.support.benchmarked import SERVERS, benchmarked_release
 
 
@@ -17,6 +18,7 @@ from tests.support.benchmarked import SERVERS, benchmarked_release
 def _stop_engine_servers() -> Iterator[None]:
     yield
     SERVERS.stop()
+    ADVICE_SERVERS.emulators.stop()
 
 
 @pytest.fixture

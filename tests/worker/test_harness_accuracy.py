@@ -45,11 +45,13 @@ def _ttft_within(measured: float, truth: float, concurrency: int) -> bool:
     """The server's truth starts when its handler runs; the client's TTFT also holds the
     time the server took to accept and parse the request, which no server timestamp sees.
     With 256 connections and the client on the same two cores that wait is 1-6 ms of a
-    ~150 ms TTFT (measured, always positive; it failed this test in about a third of idle
-    runs at 2%), so there only the upper side gets that room. Never under-reported."""
+    ~150 ms TTFT on an idle machine (measured, always positive; it failed this test in about
+    a third of idle runs at 2%), and 10.7 ms (+7%) on CI's busier machine (failed the run of
+    2026-12-03 at 6%), so there only the upper side gets that room: 10%. Never
+    under-reported."""
     if concurrency < 256:
         return _within(measured, truth)
-    return -max(0.02 * truth, 1.0) <= measured - truth <= 0.06 * truth
+    return -max(0.02 * truth, 1.0) <= measured - truth <= 0.10 * truth
 
 
 @pytest.mark.parametrize(("concurrency", "requests"), [(1, 20), (16, 160), (256, 768)])

@@ -2,7 +2,10 @@
 
 - `current-run.json`: written by the task process, read by the heartbeat thread in the
   main process (a prefork pool runs tasks in a child), so heartbeats say which run the
-  worker is on; the control plane's sweep notices a worker that lost its run.
+  worker is on; the control plane's sweep notices a worker that lost its run. It names the
+  task process too: a process killed mid-run (-9: nothing of it runs its cleanup) leaves the
+  file behind, and a heartbeat that went on reporting that run would hide the loss from the
+  sweep forever (found by the chaos step, tests/chaos/).
 - `results/run-<id>-attempt-<n>.json`: a finished result is saved before it is uploaded,
   so a retry or a redelivered task uploads it instead of benchmarking again.
 """
@@ -22,6 +25,16 @@ def _write(path: Path, data: Any) -> None:
     os.replace(tmp, path)
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)  # signal 0: only asks whether the process exists
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # it exists, under another user
+        return True
+    return True
+
+
 class AgentState:
     def __init__(self, home: Path) -> None:
         self.home = home
@@ -30,8 +43,10 @@ class AgentState:
     def _current(self) -> Path:
         return self.home / "current-run.json"
 
-    def set_current(self, run_id: int, attempt: int) -> None:
-        _write(self._current, {"id": run_id, "attempt": attempt})
+    def set_current(self, run_id: int, attempt: int, pid: int | None) -> None:
+        """`pid`: the process running it (the run is reported while it lives); None: no
+        process holds it (a result waiting for its upload retry), reported until cleared."""
+        _write(self._current, {"id": run_id, "attempt": attempt, "pid": pid})
 
     def clear_current(self) -> None:
         self._current.unlink(missing_ok=True)
@@ -40,6 +55,9 @@ class AgentState:
         try:
             data = json.loads(self._current.read_text())
         except (OSError, ValueError):
+            return None
+        pid = data.get("pid")
+        if pid is not None and not _alive(int(pid)):
             return None
         return {"id": int(data["id"]), "attempt": int(data["attempt"])}
 

@@ -153,7 +153,7 @@ def _run(task: Task, client: ApiClient, state: AgentState, spec_json: str) -> di
             raise Reject(f"worker token refused: {exc.detail}", requeue=True) from exc
         log.error("run %s attempt %s is not this worker's to run: %s", spec.run_id, spec.attempt, exc)
         return {"outcome": "not ours", "reason": exc.detail}
-    state.set_current(spec.run_id, spec.attempt)
+    state.set_current(spec.run_id, spec.attempt, pid=os.getpid())
     keep_current = False
     try:
         outcome = state.saved_result(spec.run_id, spec.attempt)
@@ -165,8 +165,10 @@ def _run(task: Task, client: ApiClient, state: AgentState, spec_json: str) -> di
     except Transient as exc:
         countdown = _retry_countdown(task)
         log.warning("control plane unreachable uploading run %s; retrying in %.0f s", spec.run_id, countdown)
-        # Still this worker's run: heartbeats keep saying so until the saved result is in.
+        # Still this worker's run: heartbeats keep saying so until the saved result is in
+        # (whichever pool process takes the retry).
         keep_current = True
+        state.set_current(spec.run_id, spec.attempt, pid=None)
         raise task.retry(exc=exc, countdown=countdown) from exc
     except RunCancelled as exc:
         return {"outcome": "cancelled", "reason": str(exc)}

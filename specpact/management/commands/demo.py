@@ -5,7 +5,8 @@ then starts three processes and serves until Ctrl-C:
 - the web app (runserver) on --addr,
 - the control plane's Celery worker with beat (outbox relay, lost-run sweep),
 - a local inference worker (`specpact-worker run`) that registers over the REST API with a
-  bootstrap token and benchmarks the pending release with a real model on the CPU.
+  bootstrap token and benchmarks the pending release with a real model on the CPU, then
+  the advice runs (llama-server's too where it is installed: the worker launches it).
 All three share the embedded filesystem broker under var/; nothing needs a server.
 """
 
@@ -27,7 +28,14 @@ from django.core.management.base import CommandParser
 from audit_app.actors import Actor
 from benchmarks_app.services.workers import bootstrap_token_create
 from kernel.commands import ContextCommand
-from specpact.demo.seed import benchmark_release, seed_people, seed_routes, time_to_verdict_words
+from specpact.demo.seed import (
+    benchmark_release,
+    seed_advice,
+    seed_llamacpp_advice,
+    seed_people,
+    seed_routes,
+    time_to_verdict_words,
+)
 
 
 class Command(ContextCommand):
@@ -41,6 +49,8 @@ class Command(ContextCommand):
         call_command("migrate", interactive=False, verbosity=0)
         logins = seed_people()
         seed_routes()
+        advice = seed_advice()
+        llamacpp = seed_llamacpp_advice()
         # The first signed checkpoint of the audit chain (beat signs the next ones hourly).
         call_command("audit_checkpoint")
         if options["seed_only"]:
@@ -49,7 +59,7 @@ class Command(ContextCommand):
         addr = options["addr"]
         _, bootstrap = bootstrap_token_create(actor=Actor.system("system:demo"), note="demo CPU worker")
         processes = self._start(addr, bootstrap)
-        self._banner(addr, logins)
+        self._banner(addr, logins, advice.pk, llamacpp.pk if llamacpp else None)
         self._supervise(processes)
 
     def _start(self, addr: str, bootstrap: str) -> dict[str, subprocess.Popen[bytes]]:
@@ -79,7 +89,7 @@ class Command(ContextCommand):
             )
         return processes
 
-    def _banner(self, addr: str, logins: list[Any]) -> None:
+    def _banner(self, addr: str, logins: list[Any], advice_id: int, llamacpp_id: int | None) -> None:
         release = benchmark_release()
         width = min(shutil.get_terminal_size().columns, 88)
         lines = [
@@ -93,6 +103,13 @@ class Command(ContextCommand):
             "Gemma 3 270M on this CPU, prompt lookup vs. speculation off:",
             f"{time_to_verdict_words()}.",
             "The release page says what it is doing (model loading, benchmarking), then the verdict.",
+            "Then an advice run: which prompt-lookup token count local-advice should run, on the same",
+            f"worker: http://{addr}/advice/{advice_id}/ (a few minutes after the release's benchmark).",
+            (
+                f"And llama-server's n-gram types on local-advice-llamacpp: http://{addr}/advice/{llamacpp_id}/."
+                if llamacpp_id is not None
+                else "llama-server's n-gram types are not tried: it is not installed (make .venv/.llamacpp)."
+            ),
             f"Logs: {Path(settings.VAR_DIR) / 'log'}/{{web,control,worker}}.log. Ctrl-C stops everything.",
             "=" * width,
         ]

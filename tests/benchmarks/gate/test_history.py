@@ -172,3 +172,20 @@ def test_the_history_rule_is_read_with_its_bound():
     assert rule is not None and rule.versions == 3 and rule.bound == pytest.approx(1.05)
     assert rule.describe().startswith("TTFT p95 ≤ 1.05")
     assert "last 3 approved versions" in rule.describe()
+
+
+def test_an_earlier_version_whose_samples_were_pruned_is_named_in_the_shortfall():
+    rng = np.random.default_rng(7)
+    earlier = [
+        EarlierVersion(number=10, release_id=100, candidate=[arm(rng, scale=1.0, n=2000)]),
+        EarlierVersion(number=9, release_id=99, pruned={"chat": "2026-06-01"}),
+    ]
+    data = GateInput([arm(rng, scale=1.0, n=2000)], [arm(rng, scale=1.0, n=2000)], history=earlier)
+    result = evaluate_gate(data, history_rules(versions=2), seed=3, n_boot=2000)
+    (shortfall,) = [c for c in history_checks(result) if c.compared is None]
+    assert result.verdict is Verdict.MARGINAL and shortfall.verdict is Verdict.MARGINAL
+    assert "only 1 of 2 earlier approved versions has a result on lane chat" in shortfall.reason
+    assert (
+        "version 9 (release 99)'s raw samples on lane chat were pruned on 2026-06-01 by the retention setting"
+        in shortfall.reason
+    )

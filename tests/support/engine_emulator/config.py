@@ -61,6 +61,10 @@ class Settings:
     step_per_stream_ms: float = 0.0
     load_factor: float = 0.0
     pattern: list[int] = field(default_factory=lambda: [1])
+    # Set: each stream's tokens per step are drawn (acceptance.py) instead of the pattern.
+    acceptance: float | None = None
+    step_jitter: float = 0.0  # log-normal sigma of each stream's step time (acceptance.py)
+    model_seed: int = 0
     chunks: int = 0
     output_tokens: int = 1000
     dp_size: int = 1
@@ -133,6 +137,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--load-factor", type=float, default=0.0, help="step × (1 + f × (in flight − 1))")
     p.add_argument("--pattern", default="1", help="tokens per step, cycled, e.g. 1,3,2,4")
     p.add_argument("--tokens-per-chunk", type=int, default=None, help="same as --pattern N")
+    p.add_argument("--acceptance", type=float, default=None,
+                   help="per-token acceptance: steps drawn, not cycled (acceptance.py)")  # fmt: skip
+    p.add_argument("--step-jitter", type=float, default=0.0, help="log-normal sigma of a stream's step time")
+    p.add_argument("--model-seed", type=int, default=0, help="seed of the drawn steps and jitter")
     p.add_argument("--chunks", type=int, default=0, help="at most this many steps (0: no limit)")
     p.add_argument("--output-tokens", type=int, default=1000, help="at most this many tokens")
     p.add_argument("--dp-size", type=int, default=1,
@@ -172,6 +180,9 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         step_per_stream_ms=args.step_per_stream_ms,
         load_factor=args.load_factor,
         pattern=pattern,
+        acceptance=args.acceptance,
+        step_jitter=args.step_jitter,
+        model_seed=args.model_seed,
         chunks=args.chunks,
         output_tokens=args.output_tokens,
         dp_size=args.dp_size,
@@ -184,4 +195,8 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         dev_mode=os.environ.get("VLLM_SERVER_DEV_MODE", "0") == "1",
     )
     check_pattern(settings, pattern, "--pattern")
+    if settings.acceptance is not None and not 0 <= settings.acceptance < 1:
+        raise ConfigError("--acceptance", "a probability in [0, 1)")
+    if settings.step_jitter < 0:
+        raise ConfigError("--step-jitter", "at least 0")
     return settings

@@ -12,6 +12,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from tests.support.engine_emulator.acceptance import draw_jitter, draw_steps, stream_rng
 from tests.support.engine_emulator.config import Settings, check_pattern, parse_pattern
 
 # SGLang's scheduler logs (and sets its spec gauges) every decode_log_interval steps;
@@ -74,6 +75,7 @@ class Engine:
         self.pattern = list(settings.pattern)
         self.active = 0  # streams in flight, the one being planned included
         self.arrivals = 0  # requests with a known mode (the `flaky` mode's parity)
+        self.planned = 0  # streams planned: the index of a drawn stream's generator
         self.truth: list[dict[str, Any]] = []
         self.reset()
 
@@ -81,6 +83,7 @@ class Engine:
         self.counters = Counters(per_pos=[0] * self.settings.draft_tokens)
         self.ranks = [Rank(per_pos=[0] * self.settings.draft_tokens) for _ in range(self.settings.dp_size)]
         self.arrivals = 0
+        self.planned = 0
         self.truth.clear()
 
     def set_pattern(self, value: Any) -> list[int]:
@@ -92,13 +95,27 @@ class Engine:
 
     def plan(self, max_tokens: int) -> list[int]:
         """Tokens per step of a new stream: the pattern, cycled, up to the limits."""
+        return self.plan_stream(max_tokens)[0]
+
+    def plan_stream(self, max_tokens: int) -> tuple[list[int], float]:
+        """Tokens per step of a new stream and its step-time multiplier: with
+        ``--acceptance``, drawn from the stream's own generator (acceptance.py), else the
+        pattern, cycled; up to the limits."""
         limit = min(max_tokens, self.settings.output_tokens)
+        s = self.settings
+        self.planned += 1
+        rng = stream_rng(s.model_seed, self.planned)
+        jitter = float(draw_jitter(rng, s.step_jitter, 1)[0])
+        if s.acceptance is not None:
+            row = draw_steps(rng, s.acceptance, s.draft_tokens, limit, 1)[0]
+            drawn = [int(k) for k in row if k > 0]
+            return (drawn[: s.chunks] if s.chunks else drawn), jitter
         pattern, sizes, total = self.pattern, [], 0
         while total < limit and (self.settings.chunks == 0 or len(sizes) < self.settings.chunks):
             k = min(pattern[len(sizes) % len(pattern)], limit - total)
             sizes.append(k)
             total += k
-        return sizes
+        return sizes, jitter
 
     def step_written(self, k: int, rank: int) -> None:
         """A step of ``k`` tokens reached the client: one draft of ``draft_tokens`` tokens

@@ -100,9 +100,9 @@ class Completions:
     ) -> web.StreamResponse:
         s, engine = self.settings, self.engine
         active = engine.active
-        ttft = (s.ttft_ms + s.ttft_per_stream_ms * active) / 1000.0
-        step = (s.step_ms + s.step_per_stream_ms * active) / 1000.0
-        sizes = engine.plan(max_tokens)
+        sizes, jitter = engine.plan_stream(max_tokens)
+        ttft = (s.ttft_ms + s.ttft_per_stream_ms * active) * jitter / 1000.0
+        step = (s.step_ms + s.step_per_stream_ms * active) * jitter / 1000.0
         total = sum(sizes)
         ids = token_ids(prompt, total)
         want_ids = s.shape == "vllm" and bool(body.get("return_token_ids")) and mode != "nousage"

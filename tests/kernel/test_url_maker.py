@@ -1,0 +1,23 @@
+"""kernel.urls.url_maker gives what `reverse` gives, for int and str path arguments."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from kernel.urls import url_maker
+
+
+@pytest.mark.parametrize(
+    ("name", "arg"),
+    [
+        ("release-detail", 1),
+        ("release-detail", 987654),
+        ("route-detail", "support-chat"),
+        ("route-detail", "a.b_c~d"),
+        ("route-detail", "ünïcode"),
+        ("route-detail", "with space&amp"),
+    ],
+)
+def test_it_makes_what_reverse_makes(name: str, arg: object) -> None:
+    assert url_maker(name)(arg) == reverse(name, args=[arg])
