@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import F, QuerySet
 
 from benchmarks_app.aggregates import aggregate_result
 from benchmarks_app.choices import ACTIVE_STATES, RunState
@@ -38,6 +38,63 @@ def run_get(run_id: int) -> Run:
     if run is None:
         raise NotFound(f"No run {run_id}.")
     return run
+
+
+# The run's own columns that RunOut shows or its progress and words read.
+_SHOWN_COLUMNS = (
+    "id",
+    "release",
+    "advice",
+    "lane",
+    "engine_kind",
+    "queue",
+    "state",
+    "attempt",
+    "worker",
+    "progress_done",
+    "progress_total",
+    "progress_steps",
+    "last_error",
+    "waiting_reason",
+    "waiting_since",
+    "phase",
+    "phase_since",
+    "history",
+    "created_at",
+    "started_at",
+    "finished_at",
+)
+
+
+def runs_shown(runs: QuerySet[Run], *, detail: bool = False) -> QuerySet[Run]:
+    """`runs` (`RunQuerySet.for_listing`'s, which annotates `result_exists`; filtered,
+    scoped, any order) reading only what the API's run rows show
+    (`benchmarks_app.api.run_rows`): no related instance, no result, no specification
+    unless `detail`."""
+    columns = (*_SHOWN_COLUMNS, "spec") if detail else _SHOWN_COLUMNS
+    shaped = (
+        runs.select_related(None)
+        .only(*columns)
+        .annotate(
+            route_slug=F("route__slug"),
+            baseline_number=F("baseline_version__number"),
+            candidate_number=F("candidate_version__number"),
+        )
+    )
+    if detail:
+        shaped = shaped.annotate(samples_pruned_at=F("result__samples_pruned_at"))
+    return shaped
+
+
+def run_for_detail(run_id: int) -> Run:
+    """The run as the API's detail shows it (`benchmarks_app.api.run_rows`): its own
+    columns, its route's slug, its versions' numbers and its result's pruning time, none
+    of them loaded as instances (not the result's samples, which run_get reads)."""
+    try:
+        # get(), not first(): no ORDER BY for one primary key.
+        return runs_shown(Run.objects.for_listing(), detail=True).get(pk=run_id)
+    except Run.DoesNotExist:
+        raise NotFound(f"No run {run_id}.") from None
 
 
 def runs_of_release(release_id: int) -> QuerySet[Run]:

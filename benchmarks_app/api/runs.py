@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
@@ -19,6 +19,7 @@ from accounts_app.permissions import IsOperator, IsViewer, ensure_route_access, 
 from audit_app.actors import actor_from_request
 from benchmarks_app.api.authentication import IsWorker, WorkerTokenAuthentication
 from benchmarks_app.api.result_body import read_result_body
+from benchmarks_app.api.run_rows import run_out_row, run_out_rows
 from benchmarks_app.api.serializers import (
     AttemptIn,
     FailIn,
@@ -33,7 +34,7 @@ from benchmarks_app.exports import result_csv
 from benchmarks_app.filtersets import RunFilterSet
 from benchmarks_app.models import Run, Worker
 from benchmarks_app.retention import samples_gone
-from benchmarks_app.selectors import run_get, run_list
+from benchmarks_app.selectors import run_for_detail, run_get, run_list, runs_shown
 from benchmarks_app.services.lifecycle import (
     run_fail,
     run_progress,
@@ -44,7 +45,7 @@ from benchmarks_app.services.lifecycle import (
 from benchmarks_app.services.runs import run_cancel, run_create
 from contracts_app.models import ContractVersion, Route
 from kernel.api.idempotency import idempotent
-from kernel.api.pagination import NewestFirstCursorPagination, paginate_by_cursor
+from kernel.api.pagination import NewestFirstCursorPagination
 from kernel.api.validation import validated
 from kernel.errors import DomainError, FieldError, NotFound
 from kernel.memory import release_memory
@@ -66,7 +67,10 @@ class RunListView(GenericAPIView[Run]):
     @extend_schema(responses=RunOut(many=True), summary="List runs")
     def get(self, request: Request) -> Response:
         runs = self.filter_queryset(scope_queryset(request, run_list()))
-        return paginate_by_cursor(request, self, runs, RunOut)
+        # RunOut's rows, built without its field walk (run_rows.py).
+        paginator = NewestFirstCursorPagination()
+        page = paginator.paginate_queryset(runs_shown(runs), request, view=self)
+        return paginator.get_paginated_response(run_out_rows(page or []))
 
     @extend_schema(request=RunCreateIn, responses={201: RunDetailOut}, summary="Create a standalone run")
     @idempotent
@@ -139,7 +143,11 @@ class RunDetailView(APIView):
 
     @extend_schema(responses=RunDetailOut, summary="A run, with its specification and progress")
     def get(self, request: Request, run_id: int) -> Response:
-        return Response(RunDetailOut(_visible_run(request, run_id)).data)
+        # RunDetailOut's row from the run's shown columns only (run_rows.py): not its
+        # result's samples, workers or versions' documents.
+        run = run_for_detail(run_id)
+        ensure_route_access(request, cast(Any, run).route_slug, missing=f"No run {run_id}.")
+        return Response(run_out_row(run, detail=True))
 
 
 class RunCancelView(APIView):
