@@ -4,8 +4,11 @@ imports nothing from the apps that own those pages). None when the object has no
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from django.urls import NoReverseMatch, reverse
+
+from kernel.urls import url_maker
 
 _VERSION = re.compile(r"^(?P<slug>[^:]+):v(?P<number>\d+)$")
 
@@ -32,3 +35,21 @@ def object_url(object_type: str, object_id: str, route: str = "") -> str | None:
     except NoReverseMatch:
         return None
     return None
+
+
+def object_linker() -> Callable[[str, str, str], str | None]:
+    """`object_url` for a page of events: the one-argument paths resolved once
+    (`kernel.urls.url_maker`) rather than one `reverse` per event; the rest as
+    `object_url` makes them."""
+    release, run, route = url_maker("release-detail"), url_maker("run-detail"), url_maker("route-detail")
+
+    def link(object_type: str, object_id: str, route_slug: str = "") -> str | None:
+        if object_type == "release" and object_id.isdigit():
+            return release(int(object_id))
+        if object_type == "run" and object_id.isdigit():
+            return run(int(object_id))
+        if object_type == "route":
+            return route(object_id)
+        return object_url(object_type, object_id, route_slug)
+
+    return link

@@ -124,7 +124,9 @@ class ReleaseDetailSerializer(ReleaseSerializer):
 
         return [
             {"run": run.pk, "lane": run.lane, "reason": run.waiting_reason, "since": run.waiting_since}
-            for run in runs_waiting_for_worker(release_id=release.pk)
+            for run in runs_waiting_for_worker(release_id=release.pk).only(
+                "id", "lane", "waiting_reason", "waiting_since"
+            )
         ]
 
     def get_decisions(self, release: Release) -> list[dict[str, Any]]:
@@ -135,7 +137,8 @@ class ReleaseDetailSerializer(ReleaseSerializer):
     def get_timeline(self, release: Release) -> list[dict[str, Any]]:
         from releases_app.selectors import release_timeline
 
-        return list(TimelineEventSerializer(release_timeline(release), many=True).data)
+        # The events' own actor label is shown, not their user.
+        return list(TimelineEventSerializer(release_timeline(release).select_related(None), many=True).data)
 
 
 class ReleaseBenchmarkIn(serializers.Serializer[Any]):
