@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.db.models import F, QuerySet
+from django.db.models import F, Prefetch, QuerySet
 
 from benchmarks_app.aggregates import aggregate_result
 from benchmarks_app.choices import ACTIVE_STATES, RunState
@@ -25,6 +25,45 @@ def worker_get(worker_id: int) -> Worker:
     if worker is None:
         raise NotFound(f"No worker {worker_id}.")
     return worker
+
+
+def workers_for_page() -> QuerySet[Worker]:
+    """`worker_list` for the workers page: each worker's running runs with only what the
+    page shows of them (id, route slug, lane, progress), not their specifications."""
+    running = (
+        Run.objects.filter(state=RunState.RUNNING)
+        .select_related("route")
+        .only("id", "worker", "route", "route__slug", "lane", "progress_done", "progress_total", "started_at")
+        .order_by("-started_at")
+    )
+    return (
+        worker_list()
+        .prefetch_related(None)
+        .prefetch_related(Prefetch("runs", queryset=running, to_attr="active_runs"))
+    )
+
+
+def recent_runs(runs: QuerySet[Run]) -> QuerySet[Run]:
+    """`run_list`'s runs (scoped) as the workers page lists them: the columns of its
+    table, the route's slug, the versions' numbers and the worker's name."""
+    return (
+        runs.select_related(None)
+        .select_related("route", "baseline_version", "candidate_version", "worker")
+        .only(
+            "id",
+            "release",
+            "lane",
+            "state",
+            "progress_done",
+            "progress_total",
+            "queue",
+            "created_at",
+            "route__slug",
+            "baseline_version__number",
+            "candidate_version__number",
+            "worker__name",
+        )
+    )
 
 
 def run_list() -> QuerySet[Run]:
