@@ -110,7 +110,7 @@ def endpoint_rows(route: Route) -> list[EndpointRow]:
             chart = figure_json(
                 acceptance_over_time(
                     name=endpoint.name,
-                    samples=[(taken_at.isoformat(), rate, reset) for taken_at, rate, reset in samples],
+                    samples=samples,
                     reference=reference,
                     floor=floor,
                     alerts=[(a.raised_at.isoformat(), a.live_rate) for a in alerts],
