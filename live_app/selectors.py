@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from datetime import UTC
+from datetime import UTC, datetime
 from typing import Any
 
 from django.db import connection
@@ -13,7 +13,7 @@ from django.db.models.functions import RowNumber
 from benchmarks_app.models import RunResult
 from contracts_app.models import ContractVersion, Route
 from live_app.choices import ProbeRequestState
-from live_app.models import Endpoint, ProbeRequest, SecretBinding
+from live_app.models import AcceptanceAlert, Endpoint, ProbeRequest, SecretBinding
 
 # A release's states once an approver approved it (releases_app.choices.ReleaseState, read
 # through the run's release without importing releases_app, which sits above live_app;
@@ -157,4 +157,72 @@ def latest_samples(endpoint_ids: list[int], limit: int) -> dict[int, list[Sample
     )
     for pk, taken_at, rate, reset in ranked:
         out[pk].append((taken_at.astimezone(UTC).isoformat(), rate, reset))
+    return out
+
+
+# Each endpoint's newest alerts, and its newest probe request still queued or running, for
+# the route page: one plain query each. As sliced Prefetches they were a ROW_NUMBER()
+# subquery each, whose compilation alone cost more than the reads (issue 26, point 1).
+_RECENT_ALERTS_SQL = """
+SELECT a.*
+FROM unnest(%s::bigint[]) AS e(id)
+CROSS JOIN LATERAL (
+    SELECT * FROM live_app_acceptancealert
+    WHERE endpoint_id = e.id
+    ORDER BY raised_at DESC, id DESC
+    LIMIT %s
+) AS a
+ORDER BY a.endpoint_id, a.raised_at DESC, a.id DESC
+"""
+
+_PENDING_REQUESTS_SQL = """
+SELECT DISTINCT ON (endpoint_id) *
+FROM live_app_proberequest
+WHERE endpoint_id = ANY(%s::bigint[]) AND state = ANY(%s) AND requested_at >= %s
+ORDER BY endpoint_id, requested_at DESC, id DESC
+"""
+
+PENDING_STATES = (ProbeRequestState.QUEUED, ProbeRequestState.RUNNING)
+
+
+def recent_alerts(endpoint_ids: list[int], limit: int) -> dict[int, list[AcceptanceAlert]]:
+    """Each endpoint's newest `limit` alerts, newest first (one query)."""
+    out: dict[int, list[AcceptanceAlert]] = {pk: [] for pk in endpoint_ids}
+    if not endpoint_ids:
+        return out
+    if connection.vendor == "postgresql":
+        alerts: Any = AcceptanceAlert.objects.raw(_RECENT_ALERTS_SQL, [endpoint_ids, limit])
+    else:  # SQLite (the embedded demo): no LATERAL; its few alerts are ranked in one query
+        alerts = (
+            AcceptanceAlert.objects.filter(endpoint_id__in=endpoint_ids)
+            .annotate(
+                newest=Window(
+                    RowNumber(),
+                    partition_by=[F("endpoint_id")],
+                    order_by=[F("raised_at").desc(), F("id").desc()],
+                )
+            )
+            .filter(newest__lte=limit)
+            .order_by("endpoint_id", "-raised_at", "-id")
+        )
+    for alert in alerts:
+        out[alert.endpoint_id].append(alert)
+    return out
+
+
+def pending_requests(endpoint_ids: list[int], since: datetime) -> dict[int, ProbeRequest]:
+    """Each endpoint's newest probe request asked at or after `since` and still queued or
+    running, if it has one (one query)."""
+    if not endpoint_ids:
+        return {}
+    if connection.vendor == "postgresql":
+        states = [str(s) for s in PENDING_STATES]
+        found: Any = ProbeRequest.objects.raw(_PENDING_REQUESTS_SQL, [endpoint_ids, states, since])
+    else:
+        found = ProbeRequest.objects.filter(
+            endpoint_id__in=endpoint_ids, state__in=PENDING_STATES, requested_at__gte=since
+        ).order_by("-requested_at", "-id")
+    out: dict[int, ProbeRequest] = {}
+    for request in found:
+        out.setdefault(request.endpoint_id, request)
     return out
