@@ -19,7 +19,7 @@ from django.db.models.functions import Coalesce
 from contracts_app.models import ContractVersion, Route
 
 # Versions per page of the history (and of its "Propose vN" forms).
-HISTORY_PAGE_SIZE = 20
+HISTORY_PAGE_SIZE = 10
 
 
 @dataclass(frozen=True)
