@@ -10,16 +10,22 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Prefetch, QuerySet
+from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.timesince import timesince
 
 from contracts_app.models import Route
 from dashboard_app.charts import figure_json
 from dashboard_app.charts.live import acceptance_over_time
-from live_app.choices import ProbeRequestState
-from live_app.models import AcceptanceAlert, Endpoint, ProbeRequest
-from live_app.selectors import acceptance_floor, benchmark_acceptance, endpoints_of, latest_samples
+from live_app.models import Endpoint, ProbeRequest
+from live_app.selectors import (
+    acceptance_floor,
+    benchmark_acceptance,
+    endpoints_of,
+    latest_samples,
+    pending_requests,
+    recent_alerts,
+)
 from releases_app.choices import ARMS
 from releases_app.models import Release
 from releases_app.selectors import arm_expectation
@@ -65,6 +71,7 @@ class EndpointRow:
 
 
 SERIES_POINTS = 500
+RECENT_ALERTS = 20
 
 
 def _pending_since() -> datetime:
@@ -73,33 +80,26 @@ def _pending_since() -> datetime:
     return timezone.now() - timedelta(seconds=3 * settings.ENDPOINT_PROBE_TIMEOUT_S + 60)
 
 
-def endpoint_rows(route: Route) -> list[EndpointRow]:
-    """Constant queries whatever the number of endpoints: the endpoints, their latest
-    samples (one LATERAL read), their alerts and pending probes (prefetched, sliced per
-    endpoint), one benchmark read per version."""
-    endpoints = list(
-        endpoints_of(route).prefetch_related(
-            Prefetch(
-                "alerts",
-                queryset=AcceptanceAlert.objects.order_by("-raised_at", "-id")[:20],
-                to_attr="recent_alerts",
-            ),
-            Prefetch(
-                "probe_requests",
-                queryset=ProbeRequest.objects.filter(
-                    state__in=(ProbeRequestState.QUEUED, ProbeRequestState.RUNNING),
-                    requested_at__gte=_pending_since(),
-                ).order_by("-requested_at", "-id")[:1],
-                to_attr="pending_requests",
-            ),
-        )
-    )
-    series = latest_samples([e.pk for e in endpoints], SERIES_POINTS)
+def endpoint_rows(route: Route, *, charts: bool = True) -> list[EndpointRow]:
+    """Constant queries whatever the number of endpoints: the endpoints, their newest
+    alerts, their pending probes and (with `charts`) their latest samples, one plain read
+    each, and one benchmark read per version. The endpoints table alone (its htmx refresh)
+    asks for no charts: it draws none."""
+    endpoints = list(endpoints_of(route))
+    ids = [e.pk for e in endpoints]
+    alerts_of = recent_alerts(ids, RECENT_ALERTS)
+    pending_of = pending_requests(ids, _pending_since())
+    if not charts:
+        return [
+            EndpointRow(e, state_words(e), f"live-{e.pk}", None, alerts_of[e.pk], pending_of.get(e.pk))
+            for e in endpoints
+        ]
+    series = latest_samples(ids, SERIES_POINTS)
     references: dict[int, float | None] = {}
     rows = []
     for endpoint in endpoints:
         samples = series[endpoint.pk]
-        alerts = list(endpoint.recent_alerts)
+        alerts = alerts_of[endpoint.pk]
         chart = None
         if samples:
             version = endpoint.last_probe.version if endpoint.last_probe else None
@@ -110,13 +110,13 @@ def endpoint_rows(route: Route) -> list[EndpointRow]:
             chart = figure_json(
                 acceptance_over_time(
                     name=endpoint.name,
-                    samples=[(taken_at.isoformat(), rate, reset) for taken_at, rate, reset in samples],
+                    samples=samples,
                     reference=reference,
                     floor=floor,
                     alerts=[(a.raised_at.isoformat(), a.live_rate) for a in alerts],
                 )
             )
-        pending = next(iter(endpoint.pending_requests), None)
+        pending = pending_of.get(endpoint.pk)
         rows.append(
             EndpointRow(endpoint, state_words(endpoint), f"live-{endpoint.pk}", chart, alerts, pending)
         )

@@ -17,7 +17,7 @@ from dashboard_app.selectors.live import endpoint_rows, probes_pending
 @require_GET
 def route_endpoints_table(request: HttpRequest, slug: str) -> HttpResponse:
     route = route_or_404(request, slug)
-    rows = endpoint_rows(route)
+    rows = endpoint_rows(route, charts=False)  # the table draws no charts
     return render(
         request,
         "dashboard/_endpoints_table.html",
