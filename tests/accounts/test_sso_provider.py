@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -28,18 +27,27 @@ MAPPING = (
 _CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 
 
+@pytest.fixture(scope="module")
+def provider_process(tmp_path_factory: pytest.TempPathFactory, live_server: Any) -> Iterator[OidcProvider]:
+    """One provider process for the module (its migrate, init and gunicorn start cost
+    seconds): each test sets the groups of the user it signs in as, and signs in with a
+    client of its own, so no test sees another's provider session."""
+    with OidcProvider(tmp_path_factory.mktemp("provider"), rp_base_url=live_server.url) as running:
+        yield running
+
+
 @pytest.fixture
 def provider(
-    tmp_path: Path, live_server: Any, settings: Any, monkeypatch: pytest.MonkeyPatch
+    provider_process: OidcProvider, settings: Any, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[OidcProvider]:
     # The live server's request threads close their connections when done (persistent
     # ones would outlive the test and block dropping the test database).
     monkeypatch.setitem(connections.settings["default"], "CONN_MAX_AGE", 0)
-    with OidcProvider(tmp_path / "provider", rp_base_url=live_server.url) as running:
-        for name, value in running.rp_settings().items():
-            setattr(settings, name, value)
-        settings.OIDC_ROLE_MAPPING = MAPPING
-        yield running
+    for name, value in provider_process.rp_settings().items():
+        setattr(settings, name, value)
+    settings.OIDC_ROLE_MAPPING = MAPPING
+    yield provider_process
+    provider_process.tamper(False)  # signing honestly again, whatever the test did
 
 
 def _sign_in(rp: str, provider: OidcProvider, username: str) -> tuple[httpx.Client, httpx.Response]:

@@ -1,7 +1,8 @@
 """The prune on SQLite, the embedded default (`make demo`): the migration applies, and a
 result's raw samples are taken out with its aggregates and digest kept and the pass
 audited, the same as on PostgreSQL. In a process of its own (the suite's database is
-PostgreSQL): `manage.py migrate` on a new SQLite file, then the service in `manage.py shell`."""
+PostgreSQL): `migrate` on a new SQLite file, then the service, in one `manage.py shell` (one
+Django start, not two)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 SCRIPT = """
 import json
+from django.core.management import call_command
+call_command("migrate", interactive=False, verbosity=0)
 from datetime import timedelta
 from django.db import connection
 from django.test import override_settings
@@ -74,7 +77,6 @@ def test_the_prune_works_on_sqlite(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr[-3000:]
         return done.stdout
 
-    manage("migrate", "--noinput", "-v", "0")
     out = json.loads(manage("shell", "-c", SCRIPT).strip().splitlines()[-1])
     assert out["vendor"] == "sqlite"
     assert (out["results"], out["samples"], out["again"], out["pruned"]) == (1, 10, 0, True)
