@@ -12,10 +12,12 @@ from __future__ import annotations
 import functools
 import json
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from django.db.models import OuterRef, QuerySet, Subquery
 from django.db.models.functions import JSONObject
+from django.utils import timezone
 
 from benchmarks_app.gate.wording import speedup_words
 from contracts_app.models import Route
@@ -31,6 +33,20 @@ _CURRENT = (
     "approved",
     "active",
 )  # the verdict filter's value for routes without a gate verdict yet
+
+
+def since_words(moment: datetime | None) -> dict[str, str] | None:
+    """`moment` as the pages print it, what `|date:'c'`, `|date:'Y-m-d H:i'` and
+    `|date:'Y-m-d'` give in the current time zone, at a fraction of the filters' cost (three
+    a row were a tenth of the overview's template time, issue 26 point 1)."""
+    if moment is None:
+        return None
+    local = timezone.localtime(moment) if timezone.is_aware(moment) else moment
+    return {
+        "iso": local.isoformat(),
+        "minute": local.strftime("%Y-%m-%d %H:%M"),
+        "day": local.strftime("%Y-%m-%d"),
+    }
 
 
 @dataclass(frozen=True)
@@ -76,6 +92,11 @@ class RouteRow:
     history_speedups: list[Speedup] = field(default_factory=list)
     # Each live endpoint's conformance (state and coverage words), by name.
     conformance: list[Conformance] = field(default_factory=list)
+
+    @functools.cached_property
+    def since(self) -> dict[str, str] | None:
+        """Since when the active version runs (`since_words`), None when none does."""
+        return since_words(self.route.active_since)
 
     @property
     def description(self) -> str:
@@ -208,6 +229,7 @@ def fleet_cells(rows: list[RouteRow]) -> list[dict[str, Any]]:
             "gate_verdict": row.current_verdict,
             "release_id": row.current_release_id,
             "active_since": row.route.active_since,
+            "since": row.since,
             "metric": s.metric,
             "level": s.level_words,
         }
