@@ -86,10 +86,46 @@ def test_after_a_rollback_no_page_shows_the_rolled_back_speedup_as_current(
 def test_the_fleet_reads_in_constant_queries(
     benchmarked: Release, proposer: Any, approver: Any, signed_in: Client
 ) -> None:
-    # The session, the user, the user's role row (their route scope), the rows, the drifted endpoints.
-    with assert_num_queries(5):
+    # The session, the user, the user's role row (their route scope), the routes' count (the
+    # pages), the page's rows, the drifted endpoints.
+    with assert_num_queries(6):
         assert signed_in.get("/fleet/").status_code == 200
     benchmarked_release(proposer=proposer, approver=approver, slug="contract-summaries-eu")
     benchmarked_release(proposer=proposer, approver=approver, slug="contract-summaries-us")
-    with assert_num_queries(5):
+    with assert_num_queries(6):
         assert signed_in.get("/fleet/").status_code == 200
+
+
+def test_the_grid_is_paginated_by_route(
+    benchmarked: Release,
+    proposer: Any,
+    approver: Any,
+    second_approver: Any,
+    signed_in: Client,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from dashboard_app.views import fleet
+
+    release_approve(release=benchmarked, actor=second_approver, reason="gate passed")
+    eu = benchmarked_release(proposer=proposer, approver=approver, slug="contract-summaries-eu")
+    release_approve(release=eu, actor=second_approver, reason="gate passed")
+    make_version("support-chat", example("support-chat-eagle3"))  # never measured
+    monkeypatch.setattr(fleet, "FLEET_PAGE_SIZE", 1)
+
+    first = signed_in.get("/fleet/").content.decode()
+    assert heatmap(first)["data"][0]["x"] == ["contract-summaries"]
+    assert "page 1 of 3 (1\u20131 of 3 routes)" in first and 'href="?page=2" rel="next"' in first
+    assert 'rel="prev"' not in first
+    second = signed_in.get("/fleet/?page=2").content.decode()
+    assert heatmap(second)["data"][0]["x"] == ["contract-summaries-eu"]
+    assert 'href="?page=1" rel="prev"' in second and 'href="?page=3" rel="next"' in second
+    # A page of routes none of which is measured says so of this page, not of the fleet.
+    last = signed_in.get("/fleet/?page=3").content.decode()
+    assert "data-plotly" not in last
+    assert "No route on this page has a measured speedup for what it runs now: support-chat." in last
+    assert "No route has a measured speedup yet" not in last
+    past_the_end = signed_in.get("/fleet/?page=99").content.decode()  # the last page
+    assert "page 3 of 3" in past_the_end and "now: support-chat." in past_the_end
+    assert heatmap(signed_in.get("/fleet/?page=nope").content.decode())["data"][0]["x"] == [
+        "contract-summaries"
+    ]

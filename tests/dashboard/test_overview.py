@@ -115,3 +115,23 @@ def test_the_overview_is_paginated_and_its_links_keep_the_filters(
     filtered = signed_in.get("/?pending=no").content.decode()
     assert "page 1 of 2" in filtered and 'href="?pending=no&amp;page=2"' in filtered
     assert slugs(signed_in, "?pending=no&page=2") == ["support-chat"]
+
+
+@pytest.mark.parametrize("zone", ["UTC", "Asia/Kolkata"])
+def test_since_words_are_what_the_date_filters_print(zone: str) -> None:
+    from datetime import UTC, datetime
+
+    from django.template import Context, Template
+    from django.utils import timezone
+
+    from dashboard_app.selectors.overview import since_words
+
+    moment = datetime(2026, 3, 1, 23, 45, 6, 789, tzinfo=UTC)
+    filters = Template("{{ d|date:'c' }}|{{ d|date:'Y-m-d H:i' }}|{{ d|date:'Y-m-d' }}")
+    with timezone.override(zone):
+        words = since_words(moment)
+        assert words is not None
+        assert "|".join([words["iso"], words["minute"], words["day"]]) == filters.render(
+            Context({"d": moment})
+        )
+    assert since_words(None) is None

@@ -12,6 +12,7 @@ import pytest
 from dashboard_app.charts import (
     acceptance_by_level,
     acceptance_by_position,
+    fleet_heatmap,
     latency_by_level,
     latency_distribution,
     memory_by_level,
@@ -107,3 +108,26 @@ def test_the_no_data_and_partial_branches_are_what_plotly_makes_of_them(run: dic
     ]
     for index, figure in enumerate(figures):
         assert figure == _validated(figure), index
+
+
+@pytest.mark.parametrize(
+    "cells",
+    [
+        [],
+        [
+            {
+                "lane": "chat",
+                "route": "support-chat",
+                "speedup": 1.84,
+                "speedup_words": "1.84× [1.2, 2.1], n=12",
+            },
+            {"lane": "chat", "route": "doc-review", "speedup": 0.9, "verdict": "fail, release #3"},
+            {"lane": "summarization", "route": "doc-review", "speedup": None},
+            {"lane": "summarization", "route": "support-chat", "speedup": 0},
+        ],
+    ],
+    ids=["no cells", "measured, unmeasured and not positive"],
+)
+def test_the_fleet_heatmap_is_what_plotly_makes_of_it(cells: list[dict[str, Any]]) -> None:
+    figure = fleet_heatmap(cells)
+    assert figure == _validated(figure)
