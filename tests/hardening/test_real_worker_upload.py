@@ -8,12 +8,11 @@ from the release's rendered `vllm serve … --port N` line (tests/hardening/bin/
 the test server for it). The run: 4 levels × 128 requests × 512 tokens, both arms; its
 result is several MiB, over the 1 MiB that every other endpoint allows, and goes up gzipped.
 
-The engine listens on a port reserved for this test, not the spec's fixed 18080
-(benchmarks_app/spec_build.py `_MANAGED_PORT`): with two suites on one machine, the second
-test engine could not bind 18080, the agent's health check was answered by the other
-test's engine, and the harness measured that one until it stopped (then every request got
-"connection refused": 120 of 128 errors at concurrency 8). Load made that overlap likely;
-it never made this test fail on its own.
+The engine listens on a free port the agent picks, not the spec's 18080
+(worker/engines/managed.py `on_free_port`). Before, with two suites on one machine, the
+second test engine could not bind 18080, the agent's health check was answered by the
+other test's engine, and the harness measured that one until it stopped (then every
+request got "connection refused": 120 of 128 errors at concurrency 8).
 """
 
 from __future__ import annotations
@@ -22,13 +21,11 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from benchmarks_app import spec_build
 from benchmarks_app.choices import RunState
 from benchmarks_app.models import Run, RunResult
 from benchmarks_app.services.workers import bootstrap_token_create
@@ -36,7 +33,7 @@ from contracts_app.models import Route
 from releases_app.models import Release
 from releases_app.services import release_create
 from tests.support.factories import example, make_version, variant
-from tests.support.launcher import REPO, reserved_port, wait_for
+from tests.support.launcher import REPO, wait_for
 from tests.support.processes import Agent, RedisServer
 from workloads_app.services import UploadOptions, workload_upload
 
@@ -96,20 +93,9 @@ def broker(settings: Any) -> Any:
     server.close()
 
 
-@pytest.fixture
-def engine_port(monkeypatch: pytest.MonkeyPatch) -> Iterator[int]:
-    """The port the release's managed engines are told (`--port N`, base_url): held bound
-    by this test (tests/support/launcher.py `reserved_port`), so no other test's engine
-    listens there and the one this agent launches binds over it."""
-    with reserved_port() as port:
-        monkeypatch.setattr(spec_build, "_MANAGED_PORT", port)
-        yield port
-
-
 def test_a_real_worker_uploads_a_4x128x512_result_and_the_release_gets_its_verdict(
     live_server: Any,
     broker: Any,
-    engine_port: int,
     tmp_path: Path,
     proposer: Any,
     approver: Any,
@@ -130,10 +116,6 @@ def test_a_real_worker_uploads_a_4x128x512_result_and_the_release_gets_its_verdi
         assert release.state == "benchmarking"
         [run] = Run.objects.filter(release=release)
         assert run.queue == RELEASE_POOL and run.engine_kind == "managed"
-        for arm in ("baseline", "candidate"):
-            engine = run.spec["arms"][arm]["engine"]
-            assert engine["base_url"] == f"http://127.0.0.1:{engine_port}", engine
-            assert engine["argv"][engine["argv"].index("--port") + 1] == str(engine_port), engine
 
         def concluded() -> Release | None:
             r = Release.objects.get(pk=release.pk)
@@ -161,6 +143,9 @@ def test_a_real_worker_uploads_a_4x128x512_result_and_the_release_gets_its_verdi
     levels = [level for arm in ("baseline", "candidate") for level in payload[arm]["levels"]]
     errors = {r["error"] for level in levels for r in level["requests"] if r.get("error")}
     assert [level["errors"] for level in levels] == [0] * 8, sorted(errors)[:5]
+    for arm in ("baseline", "candidate"):  # measured on the port the agent picked, as it says
+        told = run.spec["arms"][arm]["engine"]["base_url"]
+        assert payload[arm]["engine"]["base_url"] != told, payload[arm]["engine"]
     assert all(r["output_tokens"] == 512 for level in levels for r in level["requests"])
     assert raw > 4 * settings.DATA_UPLOAD_MAX_MEMORY_SIZE  # what the probe saw refused with an HTML 400
     # n-gram with 4 and with 6 speculative tokens: 2 and 3 tokens a chunk (bin/vllm).

@@ -7,12 +7,13 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
 from tests.support.launcher import REFERENCE, REPO, emulator_argv, reserved_port
 from tests.support.prompts import write_prompts
-from worker.engines.managed import EngineStartError, ManagedServer
+from worker.engines.managed import EngineStartError, ManagedServer, on_free_port
 from worker.harness.plan import BenchPlan, ManagedEngine
 from worker.harness.results.result import BenchResult
 from worker.harness.runner import run_benchmark
@@ -64,10 +65,28 @@ def test_every_request_failing_exits_1(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "o.json").read_text())["levels"][0]["errors"] == 2
 
 
-def test_a_managed_engine_is_launched_benchmarked_and_stopped(tmp_path: Path) -> None:
-    # The managed engine is told its port, as vLLM is; the reservation keeps it ours.
-    with reserved_port() as port:
-        _launch_benchmark_and_stop(tmp_path, port)
+def test_a_managed_engine_is_launched_on_a_free_port_benchmarked_and_stopped(tmp_path: Path) -> None:
+    # The specification's port is held by another server (as when two workers share a host):
+    # the worker launches its engine on a free port of its own and measures that one.
+    with socket.socket() as neighbour:
+        neighbour.bind(("127.0.0.1", 0))
+        neighbour.listen()
+        _launch_benchmark_and_stop(tmp_path, neighbour.getsockname()[1])
+
+
+def test_only_a_loopback_port_the_argv_names_is_moved() -> None:
+    argv = ["vllm", "serve", "m", "--port", "18080"]
+    moved, url = on_free_port(argv, "http://127.0.0.1:18080/v1")
+    port = int(moved[moved.index("--port") + 1])
+    assert port != 18080 and url == f"http://127.0.0.1:{port}/v1" and moved[:3] == argv[:3]
+    moved, url = on_free_port(["llama-server", "--port=18080"], "http://localhost:18080")
+    assert moved[1] == f"--port={urlsplit(url).port}" and urlsplit(url).port != 18080
+    for argv, base_url in (
+        (["srv", "--port", "9000"], "http://127.0.0.1:18080"),  # not the port the URL names
+        (["srv"], "http://127.0.0.1:18080"),  # no --port: the server's own default
+        (["srv", "--port", "18080"], "http://gpu-7.internal:18080"),  # not on this host
+    ):
+        assert on_free_port(argv, base_url) == (argv, base_url)
 
 
 def _launch_benchmark_and_stop(tmp_path: Path, port: int) -> None:
@@ -85,12 +104,19 @@ def _launch_benchmark_and_stop(tmp_path: Path, port: int) -> None:
     )  # fmt: skip
     phases: list[str] = []
     result = run_benchmark(plan, progress=lambda p: phases.append(p.phase) if p.phase not in phases else None)
-    assert result.engine.command == argv and result.levels[0].errors == 0
+    launched = urlsplit(result.engine.base_url).port
+    assert launched is not None and launched != port
+    assert result.engine.command == [
+        *argv[: argv.index("--port") + 1],
+        str(launched),
+        *argv[argv.index("--port") + 2 :],
+    ]
+    assert result.levels[0].errors == 0
     # The harness says what it is doing, as soon as it changes: the server starting, then the benchmark.
     assert phases == ["engine_starting", "benchmarking"]
     assert result.memory.peak_gib is not None and result.memory.peak_gib > 0  # the server's RSS, sampled
     with socket.socket() as s:  # stopped: nothing listens there any more
-        assert s.connect_ex(("127.0.0.1", port)) != 0
+        assert s.connect_ex(("127.0.0.1", launched)) != 0
 
 
 def test_an_engine_that_dies_on_start_reports_its_output(tmp_path: Path) -> None:

@@ -1,5 +1,11 @@
 """Managed engines: launch a server from its rendered argv, wait for health, stop it.
 
+The server listens on a loopback port this worker picks free at launch, in place of the one
+the specification names (`--port`): the control plane cannot know which ports are free on
+the host a run lands on, and two workers on one host (or a second program holding 18080)
+would otherwise share one port, the second engine failing to bind while the first one
+answered its health check and was measured in its place.
+
 The server's output goes to a temporary file, not a pipe: a chatty server can't block on
 a full pipe, and the tail is at hand when it fails to start.
 """
@@ -9,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import tempfile
 import time
@@ -17,6 +24,7 @@ import urllib.request
 from pathlib import Path
 from types import TracebackType
 from typing import IO
+from urllib.parse import urlsplit, urlunsplit
 
 from worker.engines.builtin import resolve_builtin
 from worker.engines.llamacpp import resolve_argv0
@@ -30,6 +38,33 @@ _GPU_ONLY = {"trtllm": "TensorRT-LLM (trtllm-serve) runs on NVIDIA GPUs only"}
 
 class EngineStartError(RuntimeError):
     """The server exited or never became healthy; the message ends with its output tail."""
+
+
+def _free_loopback_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def on_free_port(argv: list[str], base_url: str) -> tuple[list[str], str]:
+    """(argv, base_url) moved to a free loopback port, where the argv says `--port N` (or
+    `--port=N`: every engine we launch takes that flag) and the base URL is that port on
+    loopback; otherwise as given (a server told no port of ours is not ours to move)."""
+    url = urlsplit(base_url)
+    if url.hostname not in {"127.0.0.1", "localhost", "::1"} or url.port is None:
+        return argv, base_url
+    told = str(url.port)
+    at = [i for i, word in enumerate(argv) if word in {"--port", f"--port={told}"}]
+    if len(at) != 1 or (argv[at[0]] == "--port" and argv[at[0] + 1 : at[0] + 2] != [told]):
+        return argv, base_url
+    port = str(_free_loopback_port())
+    moved = list(argv)
+    if moved[at[0]] == "--port":
+        moved[at[0] + 1] = port
+    else:
+        moved[at[0]] = f"--port={port}"
+    host = f"[{url.hostname}]" if ":" in url.hostname else url.hostname
+    return moved, urlunsplit(url._replace(netloc=f"{host}:{port}"))
 
 
 def _http_get(url: str, timeout: float = 5.0) -> tuple[int, bytes]:
@@ -47,12 +82,18 @@ class ManagedServer:
 
     def __init__(self, cfg: ManagedEngine) -> None:
         self.cfg = cfg
+        self.base_url = cfg.base_url  # where it listens once launched (on_free_port)
         self.root = cfg.base_url.rstrip("/").removesuffix("/v1")
         self.proc: subprocess.Popen[bytes] | None = None
         self._log: IO[bytes] | None = None
         self.version: str | None = None
         self.argv: list[str] = list(cfg.argv)  # as launched (argv[0] resolved)
         self._files_dir: tempfile.TemporaryDirectory[str] | None = None
+
+    @property
+    def engine(self) -> ManagedEngine:
+        """The configuration as launched: its base URL the port the server was given."""
+        return self.cfg.model_copy(update={"base_url": self.base_url})
 
     @property
     def pid(self) -> int | None:
@@ -83,7 +124,9 @@ class ManagedServer:
             raise EngineStartError(f"{_GPU_ONLY[self.cfg.server]}: this worker has no GPU (NVML found none)")
         self._log = tempfile.NamedTemporaryFile(prefix="specpact-engine-", suffix=".log", delete=False)
         env = {**os.environ, **self.cfg.env}
-        self.argv = self._write_files(resolve_builtin(resolve_argv0(self.cfg.argv)))
+        argv, self.base_url = on_free_port(list(self.cfg.argv), self.cfg.base_url)
+        self.root = self.base_url.rstrip("/").removesuffix("/v1")
+        self.argv = self._write_files(resolve_builtin(resolve_argv0(argv)))
         try:
             self.proc = subprocess.Popen(
                 self.argv, stdout=self._log, stderr=subprocess.STDOUT, env=env, start_new_session=True
@@ -115,7 +158,7 @@ class ManagedServer:
                     f"its output ends:\n{self.output_tail()}"
                 )
             status, _ = _http_get(self.root + self.cfg.health_path, timeout=2)
-            if status == 200:
+            if status == 200 and self.proc.poll() is None:  # and ours still runs
                 return
             time.sleep(0.5)
         raise EngineStartError(

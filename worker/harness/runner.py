@@ -214,6 +214,7 @@ def run_benchmark(plan: BenchPlan, progress: ProgressCallback | None = None) -> 
 
             reporter.phase("engine_starting")
             with ManagedServer(engine) as server:
+                engine = server.engine  # on the port it was launched on
                 reporter.phase("benchmarking")
                 with MemorySampler(pid=server.pid).running() as sampler:
                     level_results = _run_openai(
