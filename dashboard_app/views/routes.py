@@ -93,15 +93,29 @@ def _version_options(numbers: list[str], selected: int) -> SafeString:
     )
 
 
+_RELEASE_ROW = (
+    "id",
+    "route",
+    "state",
+    "gate_verdict",
+    "created_at",
+    "baseline_version",
+    "baseline_version__number",
+    "candidate_version",
+    "candidate_version__number",
+)
+
+
 @login_required
 def route_detail(request: HttpRequest, slug: str) -> HttpResponse:
     route = route_or_404(request, slug)
     history = version_history(route, request.GET.get("page"))
-    # The table shows two version numbers per release: their documents stay unread.
+    # The table shows two version numbers, the state, the verdict and the time of each
+    # release: their documents, gate results and diffs stay unread.
     releases = list(
         Release.objects.filter(route=route)
         .select_related("baseline_version", "candidate_version")
-        .defer("baseline_version__document", "candidate_version__document")[:10]
+        .only(*_RELEASE_ROW)[:10]
     )
     rows = endpoint_rows(route)
     can_author = has_role(request, "operator")
@@ -118,7 +132,7 @@ def route_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "versions": history.page.object_list,
             "active": route.active_version,
             "description": route_description(route),
-            "checklist": route_checklist(route),
+            "checklist": route_checklist(route, [row.endpoint for row in rows]),
             "archived": archived_engine(route),
             "releases": releases,
             "endpoint_rows": rows,
@@ -126,7 +140,10 @@ def route_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "can_probe": bool(rows) and can_author,
             # Authoring (dashboard/_route_authoring.html): upload, edit, propose a version.
             "can_author": can_author,
-            "open_release": Release.objects.open().filter(route=route).first() if can_author else None,
+            # Its number and state only (the authoring card's note).
+            "open_release": Release.objects.open().filter(route=route).only("id", "state").first()
+            if can_author
+            else None,
             # The latest finished advice, and why it no longer holds (one query).
             "advice": advice_staleness(route),
             "nav": "routes",

@@ -26,6 +26,7 @@ from dashboard_app.selectors.checklist.history import activating_release, q1_met
 from dashboard_app.selectors.checklist.live import with_live
 from dashboard_app.selectors.checklist.measured import MeasuredLane, measured_lanes, q5_measured
 from dashboard_app.selectors.checklist.rollback import q6_rollback
+from live_app.models import Endpoint
 from live_app.selectors import endpoints_of
 
 __all__ = [
@@ -42,15 +43,18 @@ __all__ = [
 ]
 
 
-def route_checklist(route: Route) -> Checklist:
-    """`route` as `contracts_app.selectors.route_get` returns it (active version joined)."""
+def route_checklist(route: Route, endpoints: list[Endpoint] | None = None) -> Checklist:
+    """`route` as `contracts_app.selectors.route_get` returns it (active version joined);
+    `endpoints`: the route's as `endpoints_of` reads them, when the caller has them already
+    (the route page does: read again, they were a query and a fifth of the checklist)."""
     version = route.active_version
     if version is None:
         missing = "No version of this route is active yet, so nothing is promised: propose a release."
         return Checklist(route.slug, None, [Answer(q, missing, "missing") for q in QUESTIONS])
     doc = version.document
     activation = activating_release(route, version)
-    endpoints = list(endpoints_of(route))  # Q1's live half and Q6's acceptance watch
+    if endpoints is None:  # Q1's live half and Q6's acceptance watch
+        endpoints = list(endpoints_of(route))
     return Checklist(
         route.slug,
         version.number,

@@ -10,6 +10,7 @@ from typing import Any
 from contracts_app.document import rollback_target_of
 from contracts_app.document.engines import method_name
 from contracts_app.models import ContractVersion, Route
+from contracts_app.selectors import speculation_method_sql
 from dashboard_app.selectors.checklist.answers import (
     QUESTIONS,
     Answer,
@@ -60,13 +61,19 @@ def _target(
                 "and propose it",
                 False,
             )
-        method = method_name(previous.speculation_method)
+        method = method_name(activation.previous_method or "none")
         return f"Return to the previous version, v{previous.number} ({method})", True
-    named = ContractVersion.objects.filter(route=route, number=to.number or 0).first()
-    if named is None or named.pk == version.pk:
+    # The named version's number and method, not its document.
+    named = (
+        ContractVersion.objects.filter(route=route, number=to.number or 0)
+        .annotate(method=speculation_method_sql())
+        .values_list("pk", "number", "method")
+        .first()
+    )
+    if named is None or named[0] == version.pk:
         why = "does not exist on this route" if named is None else "is the active version itself"
         return f"No rollback target: the contract returns to version {to.number}, which {why}", False
-    return f"Return to version {named.number} ({method_name(named.speculation_method)})", True
+    return f"Return to version {named[1]} ({method_name(named[2])})", True
 
 
 def q6_rollback(
