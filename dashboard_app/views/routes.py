@@ -25,6 +25,7 @@ from dashboard_app.selectors.description import route_description
 from dashboard_app.selectors.history import version_history
 from dashboard_app.selectors.live import drifted_endpoints, endpoint_rows, probes_pending
 from dashboard_app.selectors.overview import RouteRow, route_rows
+from dashboard_app.views.route_rows import release_rows, version_rows
 from kernel.filtersets import page_filter_query, page_queryset
 from kernel.urls import url_maker
 from releases_app.models import Release
@@ -135,6 +136,8 @@ def route_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "checklist": route_checklist(route, [row.endpoint for row in rows]),
             "archived": archived_engine(route),
             "releases": releases,
+            "release_rows": release_rows(releases),
+            "version_rows": version_rows(route.slug, history.page.object_list, route.active_version_id),
             "endpoint_rows": rows,
             "probes_pending": probes_pending(rows),
             "can_probe": bool(rows) and can_author,
