@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.core.paginator import Page, Paginator
+
 from contracts_app.models import ContractVersion, Route
 from contracts_app.selectors import speculation_method_sql
 

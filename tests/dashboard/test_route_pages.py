@@ -84,8 +84,9 @@ def test_the_route_page_reads_in_constant_queries(
     live: Release, proposer: Any, approver: Any, signed_in: Client
 ) -> None:
     # The route page's 9 include one for live endpoints (the page's list, which its checklist's
-    # Q1 and Q6 take instead of reading them again); the card reads its speedup facts in one query more (the overview row of the route), that row's
-    # live endpoints' conformance in one more, and its checklist's Q1 the live endpoints in one more.
+    # Q1 and Q6 take instead of reading them again); the card reads its speedup facts in one
+    # query more (the overview row of the route), that row's live endpoints' conformance in one
+    # more, and its checklist's Q1 the live endpoints in one more.
     # The route page reads the user's role once (whether to show the authoring forms,
     # dashboard/_route_authoring.html); the card reads that row too, for the user's route scope
     # (UserRole.route_slugs: a scoped user gets 404 on another route's card). The route page
