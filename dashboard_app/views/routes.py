@@ -133,7 +133,7 @@ def route_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "versions": history.page.object_list,
             "active": route.active_version,
             "description": route_description(route),
-            "checklist": route_checklist(route, [row.endpoint for row in rows]),
+            "checklist": route_checklist(route, [row.endpoint for row in rows], history.rows),
             "archived": archived_engine(route),
             "releases": releases,
             "release_rows": release_rows(releases),

@@ -12,6 +12,7 @@ from django.test import Client
 
 from contracts_app.selectors import route_get
 from dashboard_app.selectors.checklist import QUESTIONS, route_checklist
+from dashboard_app.selectors.history import version_history
 from releases_app.models import Release
 from releases_app.services import release_approve, release_create, release_rollback
 from tests.support.benchmarked import baseline_document, benchmarked_release, candidate_document
@@ -226,3 +227,7 @@ def test_a_named_rollback_target_is_answered_with_its_number_and_method(
     q6 = answers("contract-summaries")[5]
     assert q6.answer.startswith(says)
     assert (q6.status == "missing") == says.startswith("No rollback target")
+    # The route page passes the versions and endpoints it read: the same answers.
+    route = route_get("contract-summaries")
+    page_read = route_checklist(route, [], version_history(route, None).rows)
+    assert page_read == route_checklist(route)

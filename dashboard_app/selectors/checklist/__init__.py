@@ -11,6 +11,8 @@ a `version:N` rollback target, or the benchmarked acceptance a live trigger is h
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from contracts_app.models import Route
 from dashboard_app.selectors.checklist.answers import (
     EVIDENCE_KINDS,
@@ -26,6 +28,7 @@ from dashboard_app.selectors.checklist.history import activating_release, q1_met
 from dashboard_app.selectors.checklist.live import with_live
 from dashboard_app.selectors.checklist.measured import MeasuredLane, measured_lanes, q5_measured
 from dashboard_app.selectors.checklist.rollback import q6_rollback
+from dashboard_app.selectors.history import VersionRow
 from live_app.models import Endpoint
 from live_app.selectors import endpoints_of
 
@@ -43,10 +46,14 @@ __all__ = [
 ]
 
 
-def route_checklist(route: Route, endpoints: list[Endpoint] | None = None) -> Checklist:
-    """`route` as `contracts_app.selectors.route_get` returns it (active version joined);
-    `endpoints`: the route's as `endpoints_of` reads them, when the caller has them already
-    (the route page does: read again, they were a query and a fifth of the checklist)."""
+def route_checklist(
+    route: Route, endpoints: list[Endpoint] | None = None, versions: Sequence[VersionRow] | None = None
+) -> Checklist:
+    """`route` as `contracts_app.selectors.route_get` returns it (active version joined).
+    What the caller has read already is not read again (the route page has both; each was a
+    query of the checklist's): `endpoints`, the route's as `endpoints_of` reads them;
+    `versions`, every version of the route as `version_history` reads them (Q6 names a
+    `version:N` target's method)."""
     version = route.active_version
     if version is None:
         missing = "No version of this route is active yet, so nothing is promised: propose a release."
@@ -64,6 +71,6 @@ def route_checklist(route: Route, endpoints: list[Endpoint] | None = None) -> Ch
             q3_compatibility(route, version, doc),
             q4_lanes(route, version, doc),
             q5_measured(route, version, doc),
-            q6_rollback(route, version, doc, activation, endpoints),
+            q6_rollback(route, version, doc, activation, endpoints, versions),
         ],
     )
