@@ -90,8 +90,8 @@ def test_the_route_page_reads_in_constant_queries(
     # The route page reads the user's role once (whether to show the authoring forms,
     # dashboard/_route_authoring.html); the card reads that row too, for the user's route scope
     # (UserRole.route_slugs: a scoped user gets 404 on another route's card). The route page
-    # reads its latest finished advice in one query more, with the newest acceptance alert
-    # since as a subquery (advice_app.selectors.advice_staleness).
+    # reads its latest finished advice in one query more, and the newest acceptance alert
+    # since only when there is one, none here (advice_app.selectors.advice_staleness).
     pinned = {"/routes/contract-summaries/": 11, "/routes/contract-summaries/card/": 10}
     for url, queries in pinned.items():
         with assert_num_queries(queries):
