@@ -14,11 +14,11 @@ from django.utils.http import RFC3986_SUBDELIMS
 _MARKER = "9081726354"
 
 
-def url_maker(name: str) -> Callable[[object], str]:
-    """`reverse(name, args=[x])` for a view whose path takes one argument: the path is
-    resolved once with a marker in the argument's place, then filled in per call, quoted as
-    `reverse` quotes it."""
-    prefix, suffix = reverse(name, args=[_MARKER]).split(_MARKER)
+def url_maker(name: str, *leading: object) -> Callable[[object], str]:
+    """`reverse(name, args=[*leading, x])` for a view whose path's last argument varies: the
+    path is resolved once with a marker in that argument's place, then filled in per call,
+    quoted as `reverse` quotes it."""
+    prefix, suffix = reverse(name, args=[*leading, _MARKER]).rsplit(_MARKER, 1)
 
     def make(arg: object) -> str:
         return f"{prefix}{quote(str(arg), safe=RFC3986_SUBDELIMS + '/~:@')}{suffix}"

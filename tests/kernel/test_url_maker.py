@@ -21,3 +21,8 @@ from kernel.urls import url_maker
 )
 def test_it_makes_what_reverse_makes(name: str, arg: object) -> None:
     assert url_maker(name)(arg) == reverse(name, args=[arg])
+
+
+@pytest.mark.parametrize(("slug", "number"), [("support-chat", 1), ("a.b_c~d", 126), ("ünïcode", 7)])
+def test_it_keeps_the_leading_arguments_it_is_given(slug: str, number: int) -> None:
+    assert url_maker("version-detail", slug)(number) == reverse("version-detail", args=[slug, number])
