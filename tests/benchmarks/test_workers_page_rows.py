@@ -124,3 +124,12 @@ def test_another_routes_run_shows_as_busy(fleet: None, viewer: Any) -> None:
     reference = Template(WORKER_LOOP).render(Context({"workers": [worker], "can_revoke": False}))
     assert made == reference and "busy (another route&#x27;s run)" not in made
     assert '<span class="muted">busy (another route\'s run)</span>' in made
+
+
+@pytest.mark.parametrize("grouping", [False, True])
+@pytest.mark.parametrize("value", [1234567, -5, True, None, 79.6, "a<b>'&\"", ""])
+def test_a_value_is_rendered_as_the_template_renders_it(value: Any, grouping: bool) -> None:
+    from benchmarks_app.views.rows import _text
+
+    with override_settings(USE_THOUSAND_SEPARATOR=grouping):
+        assert _text(value) == Template("{{ v }}").render(Context({"v": value}))
