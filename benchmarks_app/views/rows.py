@@ -71,6 +71,28 @@ def _gpu(gpu: Any) -> str:
     )
 
 
+def _gpus(gpus: Any, made: dict[Any, str]) -> str:
+    """A worker's GPUs, each made once a page per distinct report (`made`): a fleet is
+    mostly the same few cards, eight a machine, and `floatformat` is the costly part."""
+    if not isinstance(gpus, list):
+        return ""
+    out = []
+    for gpu in gpus:
+        try:
+            # With each value's type: 1 == True == 1.0, but they are written differently.
+            key: Any = tuple((k, type(v), v) for k, v in gpu.items()) if isinstance(gpu, dict) else None
+            hash(key)
+        except TypeError:  # a list or an object among its values: made as it is
+            key = None
+        if key is None:
+            out.append(_gpu(gpu))
+            continue
+        if key not in made:
+            made[key] = _gpu(gpu)
+        out.append(made[key])
+    return "".join(out)
+
+
 def _current(worker: Any) -> str:
     if worker.shown_runs:
         run = worker.shown_runs[0]
@@ -88,7 +110,7 @@ def worker_rows(workers: Iterable[Worker], *, can_revoke: bool, csrf_input: str 
     """The fleet table's `<tr>`s, for `workers_page`'s workers (with `shown_runs`,
     `active_runs`, `revoke_url`, `heartbeat_iso`/`_words` set); `csrf_input` the form's
     token field, shown with the revoke forms when `can_revoke`."""
-    rows = []
+    rows, made = [], {}
     for worker in workers:
         w: Any = worker
         hardware = w.hardware
@@ -109,7 +131,7 @@ def worker_rows(workers: Iterable[Worker], *, can_revoke: bool, csrf_input: str 
                 agent=_text(w.agent_version),
                 status=_text(w.status),
                 hardware_class=_text(w.hardware_class),
-                gpus="".join(_gpu(gpu) for gpu in gpus) if isinstance(gpus, list) else "",
+                gpus=_gpus(gpus, made),
                 cpu_model=_text(_at(hardware, "cpu_model")),
                 cpu_cores=_text(_at(hardware, "cpu_cores")),
                 memory=floatformat(_at(hardware, "memory_gib"), 0),

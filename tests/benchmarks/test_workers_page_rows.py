@@ -133,3 +133,26 @@ def test_a_value_is_rendered_as_the_template_renders_it(value: Any, grouping: bo
 
     with override_settings(USE_THOUSAND_SEPARATOR=grouping):
         assert _text(value) == Template("{{ v }}").render(Context({"v": value}))
+
+
+def test_gpus_made_once_a_page_are_still_each_as_the_template_made_them() -> None:
+    """Equal reports share their markup; values equal to Python but written differently
+    (1, True, 1.0) and unhashable ones (a list) are each made as they are."""
+    from benchmarks_app.views.rows import _gpus
+
+    gpus = [
+        {"name": "A", "memory_total_gib": 79.6, "cuda": 1},
+        {"name": "A", "memory_total_gib": 79.6, "cuda": True},
+        {"name": "A", "memory_total_gib": 79.6, "cuda": 1.0},
+        {"name": "A", "memory_total_gib": 79.6, "cuda": 1},
+        {"name": ["x", "y"], "memory_total_gib": "n/a"},
+    ]
+    loop = (
+        "{% for gpu in gpus %}<div>{{ gpu.name }} · {{ gpu.memory_total_gib|floatformat:0 }} GiB"
+        "{% if gpu.driver %} · driver {{ gpu.driver }}{% endif %}"
+        "{% if gpu.cuda %} · CUDA {{ gpu.cuda }}{% endif %}"
+        "</div>{% endfor %}"
+    )
+    made: dict[Any, str] = {}
+    assert _gpus(gpus, made) == Template(loop).render(Context({"gpus": gpus}))
+    assert len(made) == 3
