@@ -110,7 +110,8 @@ def worker_rows(workers: Iterable[Worker], *, can_revoke: bool, csrf_input: str 
     """The fleet table's `<tr>`s, for `workers_page`'s workers (with `shown_runs`,
     `active_runs`, `revoke_url`, `heartbeat_iso`/`_words` set); `csrf_input` the form's
     token field, shown with the revoke forms when `can_revoke`."""
-    rows, made = [], {}
+    rows: list[str] = []
+    made: dict[Any, str] = {}  # GPU report → its markup, for this page
     for worker in workers:
         w: Any = worker
         hardware = w.hardware
