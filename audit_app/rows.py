@@ -1,12 +1,21 @@
 """The audit page's table rows, made in Python: 100 rows of eight cells each through the
 template engine (a variable lookup, a filter or a tag per cell, `{% url %}` and `date`
 among them) were most of the page's CPU (issue 26, point 1). The markup is the template's
-as it was, each value escaped as the template escaped it (`format_html`)."""
+as it was, each value escaped as the template escaped it.
+
+The rows are read as tuples of the columns shown (`shown`), not as events: at 100 a page,
+building the instances and `format_html`'s escaping (a lazy-aware wrapper per argument,
+11 a row) were half of what the rows still cost. `html.escape` is what Django's `escape`
+applies to a string, so the bytes are the same."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import datetime
+from html import escape
+from typing import Any
 
+from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
@@ -14,6 +23,10 @@ from django.utils.safestring import SafeString, mark_safe
 from audit_app.links import object_linker
 from audit_app.models import AuditEvent
 from kernel.urls import url_maker
+
+# What a row shows, in the order `event_rows` reads it.
+_COLUMNS = ("id", "at", "actor_label", "action", "object_type", "object_id", "route", "reason", "hash")
+EventRow = tuple[int, datetime, str, str, str, str, str, str, str]
 
 _ROW = (
     '\n    <tr id="event-{id}"{broken}>\n'
@@ -29,31 +42,37 @@ _ROW = (
 )
 
 
-def event_rows(events: Iterable[AuditEvent], *, first_broken: int | None = None) -> SafeString:
-    """The `<tr>` of each event, newest first as given; the first broken one marked."""
+def shown(events: QuerySet[Any]) -> QuerySet[Any]:
+    """`events` (filtered, ordered) as the rows `event_rows` takes."""
+    return events.values_list(*_COLUMNS)
+
+
+def event_rows(events: Iterable[EventRow], *, first_broken: int | None = None) -> SafeString:
+    """The `<tr>` of each event (`shown`'s rows), newest first as given; the first broken
+    one marked."""
     link, route_url = object_linker(), url_maker("route-detail")
+    zone = timezone.get_current_timezone()  # as `|date` showed the time: in the current zone (UTC)
     rows = []
-    for e in events:
-        name = f"{e.object_type}:{e.object_id}"
-        href = link(e.object_type, str(e.object_id), e.route or "")
-        at = timezone.localtime(e.at)  # as `|date` showed it: in the current zone (UTC)
+    for id_, at_utc, actor, action, object_type, object_id, route, reason, hash_ in events:
+        name = escape(f"{object_type}:{object_id}")
+        href = link(object_type, str(object_id), route or "")
+        at = at_utc.astimezone(zone)
         rows.append(
-            format_html(
-                _ROW,
-                id=e.id,
-                broken=mark_safe(' class="diff-old"') if e.id == first_broken else "",  # a constant
+            _ROW.format(
+                id=id_,
+                broken=' class="diff-old"' if id_ == first_broken else "",
                 at_iso=at.isoformat(),
                 at_words=at.strftime("%Y-%m-%d %H:%M:%S"),
-                actor=e.actor_label,
-                action=e.action,
-                object=format_html('<a href="{}">{}</a>', href, name) if href else name,
-                route=format_html('<a href="{}">{}</a>', route_url(e.route), e.route) if e.route else "",
-                reason=e.reason,
-                hash=e.hash,
-                hash_short=e.hash[:12],
+                actor=escape(actor),
+                action=escape(action),
+                object=f'<a href="{escape(href)}">{name}</a>' if href else name,
+                route=f'<a href="{escape(route_url(route))}">{escape(route)}</a>' if route else "",
+                reason=escape(reason),
+                hash=escape(hash_),
+                hash_short=escape(hash_[:12]),
             )
         )
-    return mark_safe("".join(rows))  # noqa: S308  # each row made by format_html
+    return mark_safe("".join(rows))  # noqa: S308  # every value above escaped
 
 
 _TIMELINE_ROW = (

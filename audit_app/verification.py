@@ -83,7 +83,8 @@ def audit_status(*, full: bool = False) -> AuditStatus:
         ],
     )
     newest = max((r.pk for r in rows), default=mark.checkpoints_through)
-    if status["valid"] and head is not None:  # a no-op UPDATE when nothing is new: one query either way
+    moved = head_id > mark.through_id or newest > mark.checkpoints_through
+    if status["valid"] and head is not None and moved:  # nothing new: the UPDATE would match no row
         mark_advance(from_id=mark.through_id, through=head, checkpoints_through=newest, at=now)
     return status
 

@@ -1,6 +1,6 @@
 """What every app's `filtersets.py` shares: filters for slugs and comma lists, and how a
 page applies a FilterSet. The API applies them through DRF's filter backend
-(`DjangoFilterBackend`, the default in settings), which answers a bad value with a
+(`kernel.api.filters.FilterBackend`, the default in settings), which answers a bad value with a
 ValidationError, i.e. a problem+json 400 naming the parameter (`kernel.api.problems`)."""
 
 from __future__ import annotations

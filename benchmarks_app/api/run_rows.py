@@ -13,37 +13,10 @@ in the serializer's field order (the JSON renderer then writes the same bytes)."
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
 from typing import Any
 
-from django.conf import settings
-from django.utils import timezone
-from rest_framework import ISO_8601, serializers
-from rest_framework.settings import api_settings
-
 from benchmarks_app.models import Run
-
-
-def _times() -> Callable[[Any], Any]:
-    """A time as DRF's DateTimeField writes it (ISO 8601 in the current time zone, UTC as
-    `Z`), with that zone looked up once, not per value; anything but an aware time in the
-    ISO format goes through the field itself."""
-    zone = timezone.get_current_timezone() if settings.USE_TZ else None
-    field = serializers.DateTimeField(default_timezone=zone)
-    iso = str(getattr(field, "format", api_settings.DATETIME_FORMAT)).lower() == ISO_8601
-
-    def time(value: Any) -> Any:
-        if value is None:
-            return None
-        if iso and zone is not None and isinstance(value, datetime) and timezone.is_aware(value):
-            try:
-                text = value.astimezone(zone).isoformat()
-            except OverflowError:
-                return field.to_representation(value)  # which words it
-            return text[:-6] + "Z" if text.endswith("+00:00") else text
-        return field.to_representation(value)
-
-    return time
+from kernel.api.rows import drf_times
 
 
 def run_out_row(
@@ -52,7 +25,7 @@ def run_out_row(
     """One run of `benchmarks_app.selectors.runs_shown`, equal to `RunOut(run).data`
     (`RunDetailOut`'s with `detail`)."""
     a: Any = run  # the annotations
-    _time = _time or _times()
+    _time = _time or drf_times()
     step = run.step
     row = {
         "id": run.pk,
@@ -92,5 +65,5 @@ def run_out_row(
 
 
 def run_out_rows(runs: Any) -> list[dict[str, Any]]:
-    time = _times()
+    time = drf_times()
     return [run_out_row(run, _time=time) for run in runs]

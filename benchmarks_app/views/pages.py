@@ -8,6 +8,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
+from django.template.backends.utils import csrf_input
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
@@ -18,6 +19,7 @@ from benchmarks_app.models import Run
 from benchmarks_app.selectors import recent_runs, run_get, run_list, worker_get, workers_for_page
 from benchmarks_app.services.runs import run_cancel
 from benchmarks_app.services.workers import worker_revoke
+from benchmarks_app.views.rows import recent_run_rows, worker_rows
 from kernel.errors import DomainError, NotFound
 from kernel.urls import url_maker
 
@@ -56,10 +58,15 @@ def workers_page(request: HttpRequest) -> HttpResponse:
     for run in runs:
         run.url = run_url(run.pk)  # type: ignore[attr-defined]
         run.created_iso, run.created_words = _utc(run.created_at, "%Y-%m-%d %H:%M")  # type: ignore[attr-defined]
+    can_revoke = has_role(request, "admin") and _fleet_wide(request)
     context = {
         "workers": workers,
         "runs": runs,
-        "can_revoke": has_role(request, "admin") and _fleet_wide(request),
+        # The tables' rows made in Python (views/rows.py: the template's per-cell work was
+        # most of the page), the revoke forms with the request's CSRF field.
+        "worker_rows": worker_rows(workers, can_revoke=can_revoke, csrf_input=csrf_input(request)),
+        "run_rows": recent_run_rows(runs),
+        "can_revoke": can_revoke,
         "nav": "workers",
     }
     # htmx refreshes the fleet table (status, current run, heartbeats) in place.

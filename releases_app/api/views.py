@@ -19,6 +19,7 @@ from kernel.errors import NotFound
 from releases_app import selectors, services
 from releases_app.api import examples
 from releases_app.api.etags import expected_lock
+from releases_app.api.release_rows import release_detail_row
 from releases_app.api.serializers import (
     ApproveInputSerializer,
     DecisionInputSerializer,
@@ -38,7 +39,8 @@ def _for_detail(releases: ReleaseQuerySet) -> ReleaseQuerySet:
 
 
 def _detail_response(release: Release, code: int = status.HTTP_200_OK) -> Response:
-    return Response(ReleaseDetailSerializer(release).data, status=code, headers={"ETag": release.etag})
+    # ReleaseDetailSerializer's row, built without its field walk (release_rows.py).
+    return Response(release_detail_row(release), status=code, headers={"ETag": release.etag})
 
 
 def release_detail_response(release: Release, code: int = status.HTTP_200_OK) -> Response:

@@ -9,8 +9,9 @@ import pytest
 from django.test import Client
 
 from audit_app.models import AuditEvent
-from audit_app.rows import event_rows, timeline_rows
+from audit_app.rows import event_rows, shown, timeline_rows
 from audit_app.services import audit_record
+from kernel.urls import url_maker
 
 pytestmark = pytest.mark.django_db
 
@@ -36,14 +37,14 @@ def test_a_row_escapes_what_it_shows_and_links_its_object_and_route(viewer: Any)
 
 def test_an_object_without_a_page_is_named_without_a_link() -> None:
     audit_record(actor=None, action="thing.done", obj_type="thing", obj_id="<3>")
-    html = str(event_rows(AuditEvent.objects.order_by("-id")))
+    html = str(event_rows(shown(AuditEvent.objects.order_by("-id"))))
     assert '<td class="mono">thing:&lt;3&gt;</td>' in html and "<a " not in html
 
 
 def test_the_first_broken_event_is_marked() -> None:
     first = audit_record(actor=None, action="a.b", obj_type="thing", obj_id=1)
     second = audit_record(actor=None, action="a.b", obj_type="thing", obj_id=2)
-    html = str(event_rows(AuditEvent.objects.order_by("-id"), first_broken=second.id))
+    html = str(event_rows(shown(AuditEvent.objects.order_by("-id")), first_broken=second.id))
     assert f'<tr id="event-{second.id}" class="diff-old">' in html
     assert f'<tr id="event-{first.id}">' in html
 
@@ -73,3 +74,24 @@ def test_a_timeline_row_shows_the_move_and_the_override_escaped() -> None:
     assert html.count('<td data-label="State"></td>') == 1
     at = events[0].at.isoformat()
     assert f'<time datetime="{at}">{events[0].at:%Y-%m-%d %H:%M:%S} UTC</time>' in html
+
+
+def test_every_text_cell_is_escaped_as_the_template_escaped_it() -> None:
+    """`html.escape` in the rows is what Django's `escape` gives, quotes and ampersands
+    included, in the actor, action, object, route and reason cells (a row as `shown`
+    reads it: the trail itself takes no such labels or routes)."""
+    from datetime import UTC, datetime
+
+    from django.utils.html import escape
+
+    t = "a'b\"c&d<e>"
+    row = (5, datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC), t, f"x.{t}", "thing", t, t, t, "f" * 64)
+    html = str(event_rows([row]))
+    assert f'<td class="mono">{escape(t)}</td>' in html  # the actor
+    assert f'<td class="mono">{escape("x." + t)}</td>' in html
+    assert f'<td class="mono">{escape("thing:" + t)}</td>' in html
+    route_link = escape(url_maker("route-detail")(t))
+    assert f'<td><a href="{route_link}">{escape(t)}</a></td>' in html
+    assert f"<td>{escape(t)}</td>" in html  # the reason
+    assert '<time datetime="2026-01-02T03:04:05+00:00" data-zone="utc">2026-01-02 03:04:05 UTC</time>' in html
+    assert t not in html

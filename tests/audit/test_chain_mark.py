@@ -47,6 +47,35 @@ def test_the_first_check_walks_everything_and_later_loads_only_the_new_events() 
     assert audit_status()["checked"]["walked"] == 0  # nothing new: nothing hashed
 
 
+def test_a_load_with_nothing_new_walks_nothing_and_leaves_the_mark_alone() -> None:
+    """No event after the mark: the walk's answer without its query, and no UPDATE (it
+    would match no row); the mark still moves on the next load that has something new."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from audit_app.chain import verify_chain
+
+    record(3)
+    audit_status()
+    mark = mark_get()
+    assert mark is not None and mark.through_id == 3
+    with CaptureQueriesContext(connection) as captured:
+        assert verify_chain(after=(3, mark.through_hash), through=3) == {
+            "valid": True,
+            "events": 0,
+            "first_broken": None,
+        }
+        status = audit_status()
+    assert status["valid"] and status["checked"]["walked"] == 0 and status["events"] == 3
+    sql = [q["sql"] for q in captured.captured_queries]
+    assert not [q for q in sql if q.startswith("UPDATE")]
+    assert not [q for q in sql if '"audit_app_auditevent"."id" > ' in q]  # no walk
+    record(1)
+    assert audit_status()["checked"]["walked"] == 1
+    moved = mark_get()
+    assert moved is not None and moved.through_id == 4
+
+
 def test_a_new_event_edited_after_the_mark_is_caught_on_load() -> None:
     record(3)
     verify_audit()
