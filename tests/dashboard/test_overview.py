@@ -135,3 +135,12 @@ def test_since_words_are_what_the_date_filters_print(zone: str) -> None:
             Context({"d": moment})
         )
     assert since_words(None) is None
+
+
+def test_the_filter_form_is_drawn_without_djangos_widget_templates(fleet: Release, signed_in: Client) -> None:
+    response = signed_in.get("/?method=eagle3&lane=chat")
+    names = {t.name for t in response.templates}
+    assert not {n for n in names if n.startswith("django/forms/widgets/")}
+    body = response.content.decode()
+    assert '<option value="eagle3" selected>eagle3</option>' in body
+    assert '<input type="text" name="lane" value="chat" list="known-lanes" maxlength="63"' in body
