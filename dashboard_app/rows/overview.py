@@ -2,24 +2,24 @@
 engine (some 40 variable lookups, filters and tags a row, an include for the conformance
 cell) were most of the page's CPU at the full scale, and the part that grew with the page
 (issue 26, point 1). The markup is the template's as it was, each value escaped as the
-template escaped it (`format_html`, `conditional_escape`)."""
+template escaped it (`kernel.markup.fmt`, which is `format_html`)."""
 
 from __future__ import annotations
 
 import unicodedata
 from collections.abc import Callable
 
-from django.utils.html import conditional_escape, format_html
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeString
 from django.utils.text import Truncator
 
 from dashboard_app.selectors.conformance import Conformance
 from dashboard_app.selectors.overview import RouteRow, Speedup
+from kernel.markup import esc, fmt, joined
 from kernel.templatetags.pages import breakable
 from kernel.urls import url_maker, url_maker2
 
 DESCRIPTION_CHARS = 90  # what `|truncatechars:90` kept
-_NONE = mark_safe('<span class="muted">—</span>')  # a constant
+_NONE = SafeString('<span class="muted">—</span>')
 
 _ROW = (
     "\n  <tr>\n"
@@ -44,49 +44,39 @@ def _truncated(text: str) -> str:
 def _active(row: RouteRow, version_url: Callable[[object, object], str]) -> SafeString:
     version = row.route.active_version
     if version is None:
-        return mark_safe('<span class="muted">none active</span>')  # a constant
+        return SafeString('<span class="muted">none active</span>')
     since = row.since
-    return format_html(
+    return fmt(
         '<a href="{}">v{}</a> <code>{}</code>\n          {}\n        ',
         version_url(row.route.slug, version.number),
         version.number,
         row.method,
-        format_html(
-            '<div class="muted">since <time datetime="{}">{} UTC</time></div>', since["iso"], since["minute"]
-        )
+        fmt('<div class="muted">since <time datetime="{}">{} UTC</time></div>', since["iso"], since["minute"])
         if since
         else "",
     )
 
 
 def _lanes(row: RouteRow) -> SafeString:
-    return format_html_each('<span class="lane">{}</span> ', row.lanes) or _NONE
-
-
-def format_html_each(template: str, values: list[str]) -> SafeString:
-    """`template` filled with each value in turn, joined; '' for none."""
-    return mark_safe("".join(format_html(template, v) for v in values))  # noqa: S308  # each made by format_html
+    return joined(fmt('<span class="lane">{}</span> ', lane) for lane in row.lanes) or _NONE
 
 
 def _excluded(row: RouteRow) -> SafeString | str:
     if not row.excluded:
         return ""
     # `|join:", "` escapes each item (and the joiner).
-    joined = mark_safe(", ".join(conditional_escape(x) for x in row.excluded))  # noqa: S308  # each escaped
-    return format_html('<div class="muted">excluded: {}</div>', joined)
+    return fmt('<div class="muted">excluded: {}</div>', joined((esc(x) for x in row.excluded), ", "))
 
 
 def _verdict(row: RouteRow, gated_url: str | None) -> SafeString:
     if not row.verdict:
-        return mark_safe('<span class="muted">not measured</span>')  # a constant
+        return SafeString('<span class="muted">not measured</span>')
     history = (
-        format_html(
-            ' <span class="badge badge-{}">{}</span>', row.gated_release_state, row.gated_release_state_words
-        )
+        fmt(' <span class="badge badge-{}">{}</span>', row.gated_release_state, row.gated_release_state_words)
         if row.verdict_is_history
         else ""
     )
-    return format_html(
+    return fmt(
         '<a href="{}"><span class="badge badge-{}">{}</span></a> <span class="muted">release #{}</span>{}',
         gated_url,
         row.verdict,
@@ -97,7 +87,7 @@ def _verdict(row: RouteRow, gated_url: str | None) -> SafeString:
 
 
 def _speedup(s: Speedup) -> SafeString:
-    return format_html(
+    return fmt(
         '<div><strong>{}</strong> <span class="muted">{}, {} at {}</span></div>',
         s.words,
         s.lane,
@@ -108,11 +98,11 @@ def _speedup(s: Speedup) -> SafeString:
 
 def _speedups(row: RouteRow) -> SafeString:
     if row.speedups:
-        return mark_safe("".join(_speedup(s) for s in row.speedups))  # noqa: S308  # each made by format_html
+        return joined(_speedup(s) for s in row.speedups)
     version = row.route.active_version
-    return format_html(
+    return fmt(
         '<span class="muted">{}</span>',
-        format_html("not measured for v{}", version.number) if version is not None else "—",
+        fmt("not measured for v{}", version.number) if version is not None else "—",
     )
 
 
@@ -120,21 +110,19 @@ def _current(row: RouteRow, current_url: str | None) -> SafeString | str:
     if not row.speedups:
         return ""
     since = row.since
-    return format_html(
+    return fmt(
         '<div class="muted">active now: <a href="{}">release #{}</a>{}</div>',
         current_url,
         row.current_release_id,
-        format_html(', since <time datetime="{}">{}</time>', since["iso"], since["day"]) if since else "",
+        fmt(', since <time datetime="{}">{}</time>', since["iso"], since["day"]) if since else "",
     )
 
 
 def _history(row: RouteRow, gated_url: str | None) -> SafeString | str:
     if not row.history_speedups:
         return ""
-    measured = mark_safe(  # noqa: S308  # each made by format_html
-        ", ".join(format_html("{} ({})", s.words, s.lane) for s in row.history_speedups)
-    )
-    return format_html(
+    measured = joined((fmt("{} ({})", s.words, s.lane) for s in row.history_speedups), ", ")
+    return fmt(
         '<div class="muted history">{}: {} in <a href="{}">release #{}</a>, {}</div>',
         "history" if row.verdict_is_history else "candidate, not active",
         measured,
@@ -146,27 +134,27 @@ def _history(row: RouteRow, gated_url: str | None) -> SafeString | str:
 
 def _conformance(conformance: list[Conformance], route_url: str) -> SafeString:
     """What `dashboard/_conformance_cell.html` drew."""
-    cells = "".join(
-        format_html(
+    cells = joined(
+        fmt(
             '<div><a href="{}#endpoints">{}</a> <span class="badge badge-{}">{}</span>{}</div>',
             route_url,
             c.name,
             c.state,
             c.state,
-            format_html(' <span class="muted">{}</span>', breakable(c.words)) if c.words else "",
+            fmt(' <span class="muted">{}</span>', breakable(c.words)) if c.words else "",
         )
         for c in conformance
     )
-    return format_html(
+    return fmt(
         '<td class="conformance">{}</td>',
-        mark_safe(cells) if cells else mark_safe('<span class="muted">no live endpoints</span>'),  # noqa: S308  # made by format_html
+        cells or SafeString('<span class="muted">no live endpoints</span>'),
     )
 
 
 def _pending(row: RouteRow, open_url: str | None) -> SafeString:
     if not row.open_release_id:
         return _NONE
-    return format_html(
+    return fmt(
         '<a href="{}">release #{}</a> <span class="badge badge-{}">{}</span>',
         open_url,
         row.open_release_id,
@@ -188,7 +176,7 @@ def overview_rows(rows: list[RouteRow]) -> SafeString:
         link = route_url(row.route.slug)
         gated = release(row.gated_release_id)
         out.append(
-            format_html(
+            fmt(
                 _ROW,
                 route_url=link,
                 slug=row.route.slug,
@@ -204,4 +192,4 @@ def overview_rows(rows: list[RouteRow]) -> SafeString:
                 pending=_pending(row, release(row.open_release_id)),
             )
         )
-    return mark_safe("".join(out))  # noqa: S308  # each row made by format_html
+    return joined(out)
