@@ -14,6 +14,11 @@ from django.utils.safestring import SafeData, SafeString
 
 def esc(value: Any) -> str:
     """`conditional_escape(value)`."""
+    kind = type(value)
+    if kind is str:  # most values: plain text
+        return escape(value)
+    if kind is int:  # ids and numbers: nothing to escape
+        return str(value)
     if isinstance(value, SafeData):
         return str(value)
     html = getattr(value, "__html__", None)

@@ -72,7 +72,8 @@ def test_the_overview_and_the_fleet_read_on_sqlite(tmp_path: Path) -> None:
     assert out["vendor"] == "sqlite"
     assert set(out["status"].values()) == {200}
     overview, fleet = out["bodies"]["/"], out["bodies"]["/fleet/"]
-    pending = f'<a href="/releases/{out["open"]}/">release #{out["open"]}</a> <span class="badge badge-awaiting_review">'
+    link = f'<a href="/releases/{out["open"]}/">release #{out["open"]}</a>'
+    pending = f'{link} <span class="badge badge-awaiting_review">'
     assert pending in overview and '<span class="badge badge-pass">pass</span>' in overview
     assert "candidate, not active: 1.50× [1.20, 1.80] (chat)" in overview
     assert "<code>eagle3</code>" in overview and "not measured for v1" in overview
