@@ -2,7 +2,8 @@
 active contract, the headline speedups of what is active NOW (the latest gated release
 whose candidate is the active version), its latest gate verdict, and its open release, in
 ONE query (three subqueries on the releases table, one JSON row each), whatever the number
-of routes or releases; and its live endpoints' conformance in one more (a prefetch).
+of routes or releases, with its live endpoints' conformance (on PostgreSQL in the same query,
+elsewhere in one more, a prefetch).
 
 A gated release that no longer speaks for the route (rolled back, rejected, superseded by
 another version) is history: its speedup is shown only as such, never as the route's."""
@@ -23,7 +24,13 @@ from django.utils import timezone
 
 from benchmarks_app.gate.wording import speedup_words
 from contracts_app.models import Route
-from dashboard_app.selectors.conformance import Conformance, conformance_of, live_endpoints_prefetch
+from dashboard_app.selectors.conformance import (
+    ENDPOINTS_JSON_SQL,
+    Conformance,
+    conformance_of,
+    conformance_of_json,
+    live_endpoints_prefetch,
+)
 from dashboard_app.selectors.description import route_description
 from releases_app.choices import OPEN_STATES
 from releases_app.models import Release
@@ -191,8 +198,14 @@ _RELEASES_SQL = {
 _RELEASES_PARAMS: dict[str, tuple[Any, ...]] = {"open_release": ([str(s) for s in OPEN_STATES],)}
 
 
+def _as_text() -> bool:
+    """PostgreSQL reads the rows' releases and endpoints as text (`_RELEASES_SQL`,
+    `ENDPOINTS_JSON_SQL`); other databases through the ORM."""
+    return connection.vendor == "postgresql"
+
+
 def _release_annotations() -> dict[str, Any]:
-    if connection.vendor != "postgresql":
+    if not _as_text():
         return _annotations()
     return {
         # Constant text; the one value (the open states) is a parameter.
@@ -205,6 +218,19 @@ def _annotated(routes: QuerySet[Route]) -> QuerySet[Route]:
     return routes.select_related("active_version").annotate(**_release_annotations())
 
 
+def _with_conformance(qs: QuerySet[Route]) -> QuerySet[Route]:
+    if _as_text():
+        return qs.annotate(live_endpoints_json=RawSQL(ENDPOINTS_JSON_SQL, (), output_field=JSONField()))  # noqa: S611  # constant text
+    return qs.prefetch_related(live_endpoints_prefetch())
+
+
+def _conformance(route: Route) -> list[Conformance]:
+    items = getattr(route, "live_endpoints_json", None)
+    if items is not None:
+        return conformance_of_json(json.loads(items) if isinstance(items, str) else items)
+    return [conformance_of(e) for e in getattr(route, "live_endpoints", [])]
+
+
 def _field(row: Any, name: str) -> Any:
     """A field of a `_latest` object (None where the route has no such release); SQLite's
     JSON comes back as text."""
@@ -215,10 +241,10 @@ def _field(row: Any, name: str) -> Any:
 
 def route_rows(routes: QuerySet[Route] | None = None, *, conformance: bool = True) -> list[RouteRow]:
     """Routes (default: all; filtered by `contracts_app.filtersets.RouteFilterSet`) as
-    overview rows; `conformance`: with their live endpoints' (one query more)."""
+    overview rows; `conformance`: with their live endpoints' (one query more on SQLite)."""
     qs = _annotated(routes if routes is not None else Route.objects.all()).order_by("slug")
     if conformance:
-        qs = qs.prefetch_related(live_endpoints_prefetch())
+        qs = _with_conformance(qs)
     rows = []
     for route in qs:
         doc = route.active_version.document if route.active_version else {}
@@ -245,7 +271,7 @@ def route_rows(routes: QuerySet[Route] | None = None, *, conformance: bool = Tru
                 history_speedups=(
                     _speedups(_field(gated, "speedup")) if gated_release_id != current_release_id else []
                 ),
-                conformance=[conformance_of(e) for e in getattr(route, "live_endpoints", [])],
+                conformance=_conformance(route),
             )
         )
     return rows

@@ -1,6 +1,8 @@
-"""The rows' three newest-release reads: PostgreSQL runs them as text
-(`dashboard_app.selectors.overview._RELEASES_SQL`), any other database (the SQLite demo)
-through the ORM (`_annotations`). Both give the same rows, whatever the releases' states."""
+"""The rows' three newest-release reads and their endpoints' conformance: PostgreSQL runs
+them as text (`dashboard_app.selectors.overview._RELEASES_SQL`,
+`dashboard_app.selectors.conformance.ENDPOINTS_JSON_SQL`), any other database (the SQLite
+demo) through the ORM (`_annotations`, a prefetch). Both give the same rows, whatever the
+releases' states and the endpoints' probes."""
 
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ pytestmark = pytest.mark.django_db
 def _both() -> tuple[list[Any], list[Any]]:
     text = route_rows()
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(overview, "_release_annotations", overview._annotations)
+        patch.setattr(overview, "_as_text", lambda: False)
         portable = route_rows()
     return text, portable
 
@@ -57,3 +59,31 @@ def test_postgresql_and_the_portable_reads_give_the_same_rows(
     assert text == portable
     eu_row = {r.route.slug: r for r in text}["contract-summaries-eu"]
     assert not eu_row.speedups and eu_row.history_speedups and eu_row.gated_release_state == "rolled_back"
+
+
+def test_both_reads_give_the_same_conformance(route_v1: Any, operator: Any) -> None:
+    """Not probed, conforming with coverage words, unknown with only a (long) reason, drifted
+    with neither; several endpoints on a route, in name order."""
+    from django.utils import timezone
+
+    from live_app.models import Endpoint, Probe
+
+    def endpoint(name: str, **probe: Any) -> None:
+        e = Endpoint.objects.create(
+            route=route_v1, name=name, base_url=f"http://{name}.example:8000", engine="vllm", expects="active"
+        )
+        if probe:
+            p = Probe.objects.create(endpoint=e, probed_at=timezone.now(), **probe)
+            Endpoint.objects.filter(pk=e.pk).update(last_probe=p, state=p.state)
+
+    endpoint("zeta")
+    endpoint("alpha", state="conforms", coverage="3 of 4 fields verified; <b>x</b>")
+    endpoint("mid", state="unknown", reason="not reached: " + "r" * 400)
+    endpoint("beta", state="drifted")
+    text, portable = _both()
+    assert text == portable
+    (row,) = text
+    assert [c.name for c in row.conformance] == ["alpha", "beta", "mid", "zeta"]
+    assert row.conformance[0].words == "3 of 4 fields verified; <b>x</b>"
+    assert row.conformance[2].words == ("not reached: " + "r" * 400)[:300]
+    assert (row.conformance[1].words, row.conformance[3].words) == ("", "not probed yet")
