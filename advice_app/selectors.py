@@ -5,10 +5,8 @@ latest finished advice still holds (issue 24 point 5)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
-from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from accounts_app.permissions import ensure_route_access, scope_queryset
@@ -90,18 +88,12 @@ def advice_staleness(route: Route) -> Staleness | None:
     """The route's latest finished advice and why it no longer holds, in words: the active
     version runs another engine release than the one measured, or the acceptance watch
     raised an alert on one of the route's endpoints after the advice finished. None when
-    the route has no finished advice. One query (the newest alert since is a subquery)."""
-    since = AcceptanceAlert.objects.filter(
-        endpoint__route=route, raised_at__gt=OuterRef("finished_at")
-    ).order_by("-raised_at", "-id")
+    the route has no finished advice. One query without advice (most routes), two with: the
+    newest alert since is read only then (as three subqueries of the one read, its compile
+    was most of the route page's cost of asking, issue 26 point 1)."""
     advice = (
         AdviceRun.objects.filter(route=route, state=AdviceState.FINISHED, finished_at__isnull=False)
         .only("id", "route_id", "engine", "engine_release", "finished_at", "lanes")
-        .annotate(
-            alert_at=Subquery(since.values("raised_at")[:1]),
-            alert_endpoint=Subquery(since.values("endpoint__name")[:1]),
-            alert_reason=Subquery(since.values("reason")[:1]),
-        )
         .order_by("-finished_at", "-id")
         .first()
     )
@@ -115,11 +107,17 @@ def advice_staleness(route: Route) -> Staleness | None:
             f"The engine release changed: the advice measured {measured}; "
             f"the active version (v{route.active_version.number}) runs {_engine_words(engine, release)}."
         )
-    alert_at: datetime | None = getattr(advice, "alert_at", None)
-    if alert_at is not None:
+    alert = (
+        AcceptanceAlert.objects.filter(endpoint__route=route, raised_at__gt=advice.finished_at)
+        .order_by("-raised_at", "-id")
+        .values_list("raised_at", "endpoint__name", "reason")
+        .first()
+    )
+    if alert is not None:
+        alert_at, endpoint, reason = alert
         reasons.append(
-            f"The acceptance watch saw acceptance drift on endpoint {advice.alert_endpoint} at "
-            f"{alert_at:%Y-%m-%d %H:%M} UTC, after the advice finished: {advice.alert_reason}"
+            f"The acceptance watch saw acceptance drift on endpoint {endpoint} at "
+            f"{alert_at:%Y-%m-%d %H:%M} UTC, after the advice finished: {reason}"
         )
     return Staleness(advice, tuple(reasons))
 

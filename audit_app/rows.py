@@ -54,3 +54,47 @@ def event_rows(events: Iterable[AuditEvent], *, first_broken: int | None = None)
             )
         )
     return mark_safe("".join(rows))  # noqa: S308  # each row made by format_html
+
+
+_TIMELINE_ROW = (
+    "\n      <tr>\n"
+    '        <td data-label="When"><time datetime="{at_iso}">{at_words} UTC</time></td>\n'
+    '        <td data-label="Who" class="mono">{actor}</td>\n'
+    '        <td data-label="What" class="mono">{action}</td>\n'
+    '        <td data-label="State">{state}</td>\n'
+    '        <td data-label="Reason">{reason}</td>\n'
+    "      </tr>\n    "
+)
+
+
+def timeline_rows(events: Iterable[AuditEvent]) -> SafeString:
+    """A release page's timeline rows (`releases/_timeline.html`), oldest first as given: the
+    state each event moved the release from and to, and an override's justification."""
+    rows = []
+    for e in events:
+        before = e.before if isinstance(e.before, dict) else {}
+        after = e.after if isinstance(e.after, dict) else {}
+        state = [
+            format_html('<span class="badge badge-{}">{}</span> → ', before["state"], before["state"])
+            if before.get("state")
+            else "",
+            format_html('<span class="badge badge-{}">{}</span>', after["state"], after["state"])
+            if after.get("state")
+            else "",
+            format_html('<div class="muted">override: {}</div>', after["justification"])
+            if after.get("justification")
+            else "",
+        ]
+        at = timezone.localtime(e.at)  # as `|date` showed it: in the current zone (UTC)
+        rows.append(
+            format_html(
+                _TIMELINE_ROW,
+                at_iso=at.isoformat(),
+                at_words=at.strftime("%Y-%m-%d %H:%M:%S"),
+                actor=e.actor_label,
+                action=e.action,
+                state=mark_safe("".join(state)),  # noqa: S308  # each part made by format_html
+                reason=e.reason,
+            )
+        )
+    return mark_safe("".join(rows))  # noqa: S308  # each row made by format_html

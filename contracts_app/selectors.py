@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from django.db.models import QuerySet, TextField, Value
+from django.db.models.fields.json import KeyTextTransform, KeyTransform
+from django.db.models.functions import Coalesce
 
 from contracts_app.models import ContractVersion, Route
 from kernel.errors import NotFound
@@ -24,6 +26,15 @@ def route_get(slug: str) -> Route:
 
 def version_list(route: Route) -> QuerySet[ContractVersion]:
     return ContractVersion.objects.filter(route=route).select_related("created_by").order_by("-number")
+
+
+def speculation_method_sql(to_version: str = "") -> Coalesce:
+    """`ContractVersion.speculation_method` read in SQL (the document's speculation.method),
+    for reads that show the method without decoding the whole document; `to_version` is the
+    path from the queried model to the version, as `"baseline_version__"`."""
+    # KT("a__document__b") would read the foreign key `a` as the JSON column: spelled out.
+    method = KeyTextTransform("method", KeyTransform("speculation", f"{to_version}document"))
+    return Coalesce(method, Value("none"), output_field=TextField())
 
 
 def version_get(route: Route, number: int) -> ContractVersion:

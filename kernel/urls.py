@@ -11,29 +11,20 @@ from django.urls import reverse
 from django.utils.http import RFC3986_SUBDELIMS
 
 # Digits only: they match the `int` converter's pattern as well as `str`'s and `slug`'s.
-_MARKERS = ("9081726354", "8172635490")
+_MARKER = "9081726354"
+_SECOND = "8172635490"
 _SAFE = RFC3986_SUBDELIMS + "/~:@"
-
-
-def _parts(name: str, arity: int) -> list[str]:
-    """The path of `name` cut where its `arity` arguments go."""
-    path = reverse(name, args=list(_MARKERS[:arity]))
-    parts = []
-    for marker in _MARKERS[:arity]:
-        before, path = path.split(marker, 1)
-        parts.append(before)
-    return [*parts, path]
 
 
 def _quoted(arg: object) -> str:
     return quote(str(arg), safe=_SAFE)
 
 
-def url_maker(name: str) -> Callable[[object], str]:
-    """`reverse(name, args=[x])` for a view whose path takes one argument: the path is
-    resolved once with a marker in the argument's place, then filled in per call, quoted as
-    `reverse` quotes it."""
-    prefix, suffix = _parts(name, 1)
+def url_maker(name: str, *leading: object) -> Callable[[object], str]:
+    """`reverse(name, args=[*leading, x])` for a view whose path's last argument varies: the
+    path is resolved once with a marker in that argument's place, then filled in per call,
+    quoted as `reverse` quotes it."""
+    prefix, suffix = reverse(name, args=[*leading, _MARKER]).rsplit(_MARKER, 1)
 
     def make(arg: object) -> str:
         return f"{prefix}{_quoted(arg)}{suffix}"
@@ -42,9 +33,10 @@ def url_maker(name: str) -> Callable[[object], str]:
 
 
 def url_maker2(name: str) -> Callable[[object, object], str]:
-    """`url_maker` for a view whose path takes two arguments (a route's slug and a version's
-    number)."""
-    prefix, middle, suffix = _parts(name, 2)
+    """`url_maker` for a view whose path's two arguments both vary (each overview row's
+    route slug and active version number)."""
+    prefix, rest = reverse(name, args=[_MARKER, _SECOND]).split(_MARKER, 1)
+    middle, suffix = rest.rsplit(_SECOND, 1)
 
     def make(first: object, second: object) -> str:
         return f"{prefix}{_quoted(first)}{middle}{_quoted(second)}{suffix}"

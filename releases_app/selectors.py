@@ -35,8 +35,8 @@ def release_decisions(release: Release) -> list[Decision]:
 
 
 def release_timeline(release: Release) -> AuditEventQuerySet:
-    """The release's audit events, oldest first."""
-    return AuditEvent.objects.for_object("release", release.pk).select_related("actor").order_by("id")
+    """The release's audit events, oldest first (the timeline shows `actor_label`, a column)."""
+    return AuditEvent.objects.for_object("release", release.pk).order_by("id")
 
 
 def arm_expectation(arm: str, release: Release) -> Expects:

@@ -72,13 +72,16 @@ def rows(today: dict[str, Any], x10: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def table(found: list[dict[str, Any]]) -> str:
+def table(found: list[dict[str, Any]], names: tuple[str, str] = ("today", "x10")) -> str:
+    """`names`: the two reports' scales, as the columns call them (the keys stay today/x10)."""
+
     def f(v: Any, spec: str = ",.1f") -> str:
         return "-" if v is None else format(v, spec)
 
+    a, b = names
     lines = [
-        f"{'endpoint':<28}{'today ms':>10}{'xfloor':>8}{'load':>6}{'p95':>8}"
-        f"{'x10 ms':>10}{'xfloor':>8}{'load':>6}{'p95':>8}{'x10/today':>11}  target <= {LIMIT}"
+        f"{'endpoint':<28}{a + ' ms':>10}{'xfloor':>8}{'load':>6}{'p95':>8}"
+        f"{b + ' ms':>10}{'xfloor':>8}{'load':>6}{'p95':>8}{b + '/' + a:>11}  target <= {LIMIT}"
     ]
     for r in found:
         lines.append(
@@ -94,9 +97,11 @@ def print_comparison(today_path: Path, x10_path: Path) -> bool:
     """Prints the table when both reports exist; whether it did."""
     if not (today_path.exists() and x10_path.exists()):
         return False
-    found = rows(json.loads(today_path.read_text()), json.loads(x10_path.read_text()))
-    print(f"\ntoday's scale ({today_path.name}) beside x10 ({x10_path.name}), {CLIENTS} clients:")
-    print(table(found))
+    today, x10 = json.loads(today_path.read_text()), json.loads(x10_path.read_text())
+    # Any two scales compare the same way (e.g. small beside full: 50 times the data).
+    names = (str(today.get("scale") or "today"), str(x10.get("scale") or "x10"))
+    print(f"\n{names[0]} scale ({today_path.name}) beside {names[1]} ({x10_path.name}), {CLIENTS} clients:")
+    print(table(rows(today, x10), names))
     return True
 
 

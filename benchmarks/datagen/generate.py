@@ -5,7 +5,8 @@
 2. runs and results (`jobs` worker processes, COPY per batch): specs, runs, outbox
    messages, result payloads and aggregates, the gate of each benchmarked release;
 3. finish (this process): the gates' verdicts onto their releases, decisions, every audit
-   event chained in time order, sequences moved on, ANALYZE.
+   event chained in time order, a year of live probes (`live.py`, written by PostgreSQL),
+   sequences moved on, ANALYZE.
 
 The database must be freshly migrated and empty: the audit trail is append-only (the
 trigger stays on), so a second fill can't be undone — drop and recreate the database."""
@@ -29,6 +30,7 @@ from accounts_app.models import ApiToken, UserRole
 from audit_app.models import AuditEvent
 from benchmarks.datagen import documents
 from benchmarks.datagen.audit import Journal, chained_rows
+from benchmarks.datagen.live import write_live_year
 from benchmarks.datagen.people import Cast, CastBuilder
 from benchmarks.datagen.pgcopy import copy_rows, reset_sequences
 from benchmarks.datagen.plan import ReleasePlan, RoutePlan, RunPlan
@@ -269,10 +271,16 @@ def generate(
         report.counts["accounts_app.ApiToken"] = len(cast.rows[ApiToken])
         report.counts["audit_app.AuditEvent"] = copy_rows(conn, AuditEvent, chained_rows(journal.drafts))
         reset_sequences(conn, [m for m in _models()])
+    lap("verdicts, decisions, audit chain")
+    with psycopg.connect(conninfo) as conn, conn.transaction():
+        live = write_live_year(conn, routes, scale, end)
+        report.counts["live_app.Endpoint"] = live.endpoints
+        report.counts["live_app.Probe"] = live.probes
+        report.counts["live_app.AcceptanceSample"] = live.samples
     with psycopg.connect(conninfo, autocommit=True) as conn:
         conn.execute("ANALYZE")
         report.triggers = _triggers(conn)
-    lap("verdicts, decisions, audit chain")
+    lap("a year of live probes, ANALYZE")
     return report
 
 

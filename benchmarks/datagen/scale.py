@@ -1,7 +1,8 @@
 """How much data to generate. `FULL` is issue 16's scale; `SMALL` is 1/50th of it, for a
 quick check and the fast test; `X10` ten times `FULL` (issue 26, point 2: 5,000 routes,
-200,000 versions, 50,000 releases, 200,000 runs, ~20M samples, 1M audit events), for the
-benchmark that shows a request's cost does not grow with the data."""
+200,000 versions, 50,000 releases, 200,000 runs, ~20M samples, 1M audit events, a year of
+live probes on a tenth of the routes), for the benchmark that shows a request's cost does not
+grow with the data."""
 
 from __future__ import annotations
 
@@ -23,6 +24,10 @@ class Scale:
     viewers: int
     pipelines: int
     workers: int
+    # Routes with live endpoints (two each), and how far back their probes and samples go
+    # (benchmarks/datagen/live.py: "a year of live probes").
+    live_routes: int = 0
+    live_days: int = 365
     days: int = 420
 
     def __post_init__(self) -> None:
@@ -45,6 +50,7 @@ FULL = Scale(
     viewers=24,
     pipelines=12,
     workers=40,
+    live_routes=50,
 )
 
 SMALL = Scale(
@@ -60,6 +66,7 @@ SMALL = Scale(
     viewers=3,
     pipelines=2,
     workers=6,
+    live_routes=2,
 )
 
 # People and machines three times FULL's: a fleet ten times busier is not ten times the
@@ -77,6 +84,7 @@ X10 = Scale(
     viewers=72,
     pipelines=36,
     workers=120,
+    live_routes=500,
 )
 
 SCALES = {s.name: s for s in (FULL, SMALL, X10)}

@@ -12,11 +12,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.core.paginator import Page, Paginator
-from django.db.models import TextField, Value
-from django.db.models.fields.json import KT
-from django.db.models.functions import Coalesce
 
 from contracts_app.models import ContractVersion, Route
+from contracts_app.selectors import speculation_method_sql
 
 # Versions per page of the history (and of its "Propose vN" forms).
 HISTORY_PAGE_SIZE = 10
@@ -39,18 +37,19 @@ class History:
     # template's number localisation were a tenth of the page's template time.
     numbers: list[str]
     page: Page[VersionRow]
+    # Every version, newest first (the checklist's Q6 looks a `version:N` target up here).
+    rows: list[VersionRow]
 
 
 def version_history(route: Route, page_number: str | int | None) -> History:
     """One query for any number of versions; `page_number` as the request gives it (a
     missing or bad one is the first page, one past the end the last, as `get_page` does)."""
-    method = Coalesce(KT("document__speculation__method"), Value("none"), output_field=TextField())
     rows = [
         VersionRow(*values)
         for values in ContractVersion.objects.filter(route=route)
-        .annotate(method=method)
+        .annotate(method=speculation_method_sql())
         .order_by("-number")
         .values_list("pk", "number", "digest", "created_at", "created_by__username", "method")
     ]
     page = Paginator(rows, HISTORY_PAGE_SIZE).get_page(page_number)
-    return History([str(row.number) for row in rows], page)
+    return History([str(row.number) for row in rows], page, rows)

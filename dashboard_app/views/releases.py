@@ -15,6 +15,7 @@ from django.shortcuts import render
 
 from accounts_app.permissions import has_role
 from audit_app.actors import actor_from_request
+from audit_app.rows import timeline_rows
 from contracts_app.views.diff_table import side_by_side
 from dashboard_app.selectors.evidence import progress_context, release_evidence
 from dashboard_app.selectors.live import release_endpoint_arms
@@ -30,6 +31,7 @@ def release_detail(request: HttpRequest, release_id: int) -> HttpResponse:
     release = release_or_404(request, release_id)
     initial = {"lock_version": release.lock_version}
     waits = release.state == ReleaseState.PROPOSED and bool(release.endpoints)
+    timeline = list(selectors.release_timeline(release))
     context: dict[str, Any] = {
         "release": release,
         "endpoint_arms": release_endpoint_arms(release),
@@ -40,7 +42,8 @@ def release_detail(request: HttpRequest, release_id: int) -> HttpResponse:
         # Stored as dicts; the diff table reads attributes.
         "rows": side_by_side([SimpleNamespace(**change) for change in release.diff]),
         "decisions": selectors.release_decisions(release),
-        "timeline": selectors.release_timeline(release),
+        "timeline": timeline,
+        "timeline_rows": timeline_rows(timeline),
         "ev": release_evidence(release),
         "actions": release_actions(release=release, actor=actor_from_request(request)),
         "gate_failed": release.gate_verdict == GateVerdict.FAIL,

@@ -10,7 +10,6 @@ from django.core.paginator import Paginator
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.utils.html import format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
 from accounts_app.permissions import has_role, visible_routes
@@ -26,6 +25,7 @@ from dashboard_app.selectors.description import route_description
 from dashboard_app.selectors.history import version_history
 from dashboard_app.selectors.live import drifted_endpoints, endpoint_rows, probes_pending
 from dashboard_app.selectors.overview import route_rows
+from dashboard_app.views.route_rows import release_rows, version_rows
 from kernel.filtersets import page_filter_query, page_queryset
 from releases_app.models import Release
 
@@ -64,22 +64,37 @@ def _version_options(numbers: list[str], selected: int) -> SafeString:
     """The diff picker's `<option>`s, every version: built here, not in a template loop,
     where 250 options (126 versions, two pickers) were a third of the page's variable
     renders."""
-    return format_html_join(
-        "",
-        '<option value="{}"{}>v{}</option>',
-        ((n, mark_safe(" selected") if i == selected else "", n) for i, n in enumerate(numbers)),
-    )
+    # The numbers are `str(int)`: nothing in them to escape, so no `format_html` per option.
+    options = [f'<option value="{n}">v{n}</option>' for n in numbers]
+    if 0 <= selected < len(options):
+        n = numbers[selected]
+        options[selected] = f'<option value="{n}" selected>v{n}</option>'
+    return mark_safe("".join(options))  # noqa: S308  # digits only
+
+
+_RELEASE_ROW = (
+    "id",
+    "route",
+    "state",
+    "gate_verdict",
+    "created_at",
+    "baseline_version",
+    "baseline_version__number",
+    "candidate_version",
+    "candidate_version__number",
+)
 
 
 @login_required
 def route_detail(request: HttpRequest, slug: str) -> HttpResponse:
     route = route_or_404(request, slug)
     history = version_history(route, request.GET.get("page"))
-    # The table shows two version numbers per release: their documents stay unread.
+    # The table shows two version numbers, the state, the verdict and the time of each
+    # release: their documents, gate results and diffs stay unread.
     releases = list(
         Release.objects.filter(route=route)
         .select_related("baseline_version", "candidate_version")
-        .defer("baseline_version__document", "candidate_version__document")[:10]
+        .only(*_RELEASE_ROW)[:10]
     )
     rows = endpoint_rows(route)
     can_author = has_role(request, "operator")
@@ -96,15 +111,20 @@ def route_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "versions": history.page.object_list,
             "active": route.active_version,
             "description": route_description(route),
-            "checklist": route_checklist(route),
+            "checklist": route_checklist(route, [row.endpoint for row in rows], history.rows),
             "archived": archived_engine(route),
             "releases": releases,
+            "release_rows": release_rows(releases),
+            "version_rows": version_rows(route.slug, history.page.object_list, route.active_version_id),
             "endpoint_rows": rows,
             "probes_pending": probes_pending(rows),
             "can_probe": bool(rows) and can_author,
             # Authoring (dashboard/_route_authoring.html): upload, edit, propose a version.
             "can_author": can_author,
-            "open_release": Release.objects.open().filter(route=route).first() if can_author else None,
+            # Its number and state only (the authoring card's note).
+            "open_release": Release.objects.open().filter(route=route).only("id", "state").first()
+            if can_author
+            else None,
             # The latest finished advice, and why it no longer holds (one query).
             "advice": advice_staleness(route),
             "nav": "routes",

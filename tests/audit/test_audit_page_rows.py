@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 
 from audit_app.models import AuditEvent
-from audit_app.rows import event_rows
+from audit_app.rows import event_rows, timeline_rows
 from audit_app.services import audit_record
 
 pytestmark = pytest.mark.django_db
@@ -46,3 +46,30 @@ def test_the_first_broken_event_is_marked() -> None:
     html = str(event_rows(AuditEvent.objects.order_by("-id"), first_broken=second.id))
     assert f'<tr id="event-{second.id}" class="diff-old">' in html
     assert f'<tr id="event-{first.id}">' in html
+
+
+def test_a_timeline_row_shows_the_move_and_the_override_escaped() -> None:
+    """The release page's timeline (audit_app.rows.timeline_rows): from and to as badges, an
+    override's justification, every value escaped as the template escaped it."""
+    audit_record(
+        actor=None,
+        action="release.approved",
+        obj_type="release",
+        obj_id=3,
+        before={"state": "awaiting_review"},
+        after={"state": "approved", "justification": "<i>ship</i> & see"},
+        reason="because <b>",
+    )
+    audit_record(actor=None, action="release.note", obj_type="release", obj_id=3, before=["x"], after=None)
+    events = list(AuditEvent.objects.order_by("id"))
+    html = str(timeline_rows(events))
+    assert (
+        '<td data-label="State"><span class="badge badge-awaiting_review">awaiting_review</span> → '
+        '<span class="badge badge-approved">approved</span>'
+        '<div class="muted">override: &lt;i&gt;ship&lt;/i&gt; &amp; see</div></td>'
+    ) in html
+    assert '<td data-label="Reason">because &lt;b&gt;</td>' in html
+    # An event without states (or with a list where a state was expected) shows no badge.
+    assert html.count('<td data-label="State"></td>') == 1
+    at = events[0].at.isoformat()
+    assert f'<time datetime="{at}">{events[0].at:%Y-%m-%d %H:%M:%S} UTC</time>' in html

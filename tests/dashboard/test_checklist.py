@@ -12,6 +12,7 @@ from django.test import Client
 
 from contracts_app.selectors import route_get
 from dashboard_app.selectors.checklist import QUESTIONS, route_checklist
+from dashboard_app.selectors.history import version_history
 from releases_app.models import Release
 from releases_app.services import release_approve, release_create, release_rollback
 from tests.support.benchmarked import baseline_document, benchmarked_release, candidate_document
@@ -200,3 +201,33 @@ def test_after_a_rollback_the_answers_say_how_the_route_got_back(
         f"No rollback target: version 1 is active because release #{benchmarked.pk} was rolled back"
     )
     assert "when" not in q6.answer
+
+
+@pytest.mark.parametrize(
+    ("target", "says"),
+    [
+        ("version:1", "Return to version 1 (n-gram prompt lookup)."),
+        (
+            "version:2",
+            "No rollback target: the contract returns to version 2, which is the active version itself.",
+        ),
+        (
+            "version:9",
+            "No rollback target: the contract returns to version 9, which does not exist on this route.",
+        ),
+    ],
+)
+def test_a_named_rollback_target_is_answered_with_its_number_and_method(
+    target: str, says: str, proposer: Any, approver: Any
+) -> None:
+    make_version("contract-summaries", candidate_document())  # v1, never active
+    make_version("contract-summaries", variant(baseline_document(), **{"rollback.to": target}))
+    release = release_create(route="contract-summaries", candidate_version=2, actor=proposer)
+    release_approve(release=release, actor=approver, reason="first release")  # no benchmark: no baseline
+    q6 = answers("contract-summaries")[5]
+    assert q6.answer.startswith(says)
+    assert (q6.status == "missing") == says.startswith("No rollback target")
+    # The route page passes the versions and endpoints it read: the same answers.
+    route = route_get("contract-summaries")
+    page_read = route_checklist(route, [], version_history(route, None).rows)
+    assert page_read == route_checklist(route)

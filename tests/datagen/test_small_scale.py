@@ -5,6 +5,7 @@ and overrides, a valid audit chain, and the database's triggers still on afterwa
 from __future__ import annotations
 
 import random
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -23,6 +24,7 @@ from benchmarks_app.results_check import check_outcome
 from contracts_app.document import document_digest, validate_document
 from contracts_app.models import ContractVersion, Route
 from contracts_app.services import route_create
+from live_app.models import AcceptanceSample, Endpoint, Probe
 from releases_app.choices import OPEN_STATES
 from releases_app.models import Decision, Release
 from worker.spec import RunSpec
@@ -50,6 +52,7 @@ def test_the_small_scale_fills_the_database_with_what_the_app_accepts() -> None:
     _results_pass_the_upload_check_and_store_their_aggregates()
     _releases_keep_the_rules_of_the_release_workflow()
     _triggers_are_still_on(report)
+    _a_year_of_live_probes_names_what_ran_then(report)
     _audit_chain_is_valid_and_the_app_can_go_on()
 
 
@@ -106,6 +109,30 @@ def _audit_chain_is_valid_and_the_app_can_go_on() -> None:
     assert verify_chain()["valid"] is True
     audit_record(actor=None, action="test.after", obj_type="thing", obj_id=1)
     assert verify_chain()["events"] == SMALL.audit_events + 2
+
+
+def _a_year_of_live_probes_names_what_ran_then(report: Report) -> None:
+    endpoints = Endpoint.objects.select_related("last_probe")
+    assert endpoints.count() == report.counts["live_app.Endpoint"] == 2 * SMALL.live_routes
+    assert Probe.objects.count() == report.counts["live_app.Probe"]
+    assert AcceptanceSample.objects.count() == report.counts["live_app.AcceptanceSample"] > 0
+    for endpoint in endpoints:
+        probes = Probe.objects.filter(endpoint=endpoint)
+        newest = probes.order_by("-probed_at", "-id").first()
+        assert newest is not None and endpoint.last_probe == newest and endpoint.state == newest.state
+        oldest = probes.order_by("probed_at").first()
+        assert oldest is not None
+        span = newest.probed_at - oldest.probed_at
+        assert span <= timedelta(days=SMALL.live_days)
+        # Hourly: a year is at most 8,760 probes, and the route's history decides the versions.
+        assert probes.count() <= SMALL.live_days * 24
+        assert not probes.exclude(version__route=endpoint.route_id).exists()
+    # A probe names the version its route had activated by then, never a later one.
+    for probe in Probe.objects.select_related("version").order_by("?")[:50]:
+        assert probe.version is not None and probe.version.created_at <= probe.probed_at
+    drifted = Probe.objects.filter(state="drifted")
+    assert drifted.exists() and all(p.differences and "differs" in p.coverage for p in drifted[:20])
+    assert not Probe.objects.filter(state="conforms").exclude(differences=[]).exists()
 
 
 def _triggers_are_still_on(report: Report) -> None:

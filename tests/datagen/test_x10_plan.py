@@ -10,7 +10,7 @@ from benchmarks.datagen import documents
 from benchmarks.datagen.generate import _capped, allocate
 from benchmarks.datagen.scale import FULL, SCALES, X10
 
-DATA = ("routes", "versions", "releases", "runs", "results", "audit_events")
+DATA = ("routes", "versions", "releases", "runs", "results", "audit_events", "live_routes")
 
 
 def test_x10_is_ten_times_the_full_scale_in_data() -> None:
@@ -19,6 +19,7 @@ def test_x10_is_ten_times_the_full_scale_in_data() -> None:
         assert getattr(X10, name) == 10 * getattr(FULL, name), name
     assert (X10.routes, X10.versions, X10.releases, X10.runs) == (5_000, 200_000, 50_000, 200_000)
     assert X10.audit_events == 1_000_000
+    assert X10.live_days == FULL.live_days == 365  # a year of live probes
     # People and machines grow more slowly than what they produce.
     assert FULL.workers < X10.workers < 10 * FULL.workers
     assert FULL.operators < X10.operators < 10 * FULL.operators

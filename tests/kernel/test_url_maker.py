@@ -29,3 +29,8 @@ def test_it_makes_what_reverse_makes(name: str, arg: object) -> None:
 )
 def test_the_two_argument_maker_makes_what_reverse_makes(first: str, second: int) -> None:
     assert url_maker2("version-detail")(first, second) == reverse("version-detail", args=[first, second])
+
+
+@pytest.mark.parametrize(("slug", "number"), [("support-chat", 1), ("a.b_c~d", 126), ("ünïcode", 7)])
+def test_it_keeps_the_leading_arguments_it_is_given(slug: str, number: int) -> None:
+    assert url_maker("version-detail", slug)(number) == reverse("version-detail", args=[slug, number])

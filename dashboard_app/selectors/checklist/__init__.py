@@ -11,6 +11,8 @@ a `version:N` rollback target, or the benchmarked acceptance a live trigger is h
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from contracts_app.models import Route
 from dashboard_app.selectors.checklist.answers import (
     EVIDENCE_KINDS,
@@ -26,6 +28,8 @@ from dashboard_app.selectors.checklist.history import activating_release, q1_met
 from dashboard_app.selectors.checklist.live import with_live
 from dashboard_app.selectors.checklist.measured import MeasuredLane, measured_lanes, q5_measured
 from dashboard_app.selectors.checklist.rollback import q6_rollback
+from dashboard_app.selectors.history import VersionRow
+from live_app.models import Endpoint
 from live_app.selectors import endpoints_of
 
 __all__ = [
@@ -42,15 +46,22 @@ __all__ = [
 ]
 
 
-def route_checklist(route: Route) -> Checklist:
-    """`route` as `contracts_app.selectors.route_get` returns it (active version joined)."""
+def route_checklist(
+    route: Route, endpoints: list[Endpoint] | None = None, versions: Sequence[VersionRow] | None = None
+) -> Checklist:
+    """`route` as `contracts_app.selectors.route_get` returns it (active version joined).
+    What the caller has read already is not read again (the route page has both; each was a
+    query of the checklist's): `endpoints`, the route's as `endpoints_of` reads them;
+    `versions`, every version of the route as `version_history` reads them (Q6 names a
+    `version:N` target's method)."""
     version = route.active_version
     if version is None:
         missing = "No version of this route is active yet, so nothing is promised: propose a release."
         return Checklist(route.slug, None, [Answer(q, missing, "missing") for q in QUESTIONS])
     doc = version.document
     activation = activating_release(route, version)
-    endpoints = list(endpoints_of(route))  # Q1's live half and Q6's acceptance watch
+    if endpoints is None:  # Q1's live half and Q6's acceptance watch
+        endpoints = list(endpoints_of(route))
     return Checklist(
         route.slug,
         version.number,
@@ -60,6 +71,6 @@ def route_checklist(route: Route) -> Checklist:
             q3_compatibility(route, version, doc),
             q4_lanes(route, version, doc),
             q5_measured(route, version, doc),
-            q6_rollback(route, version, doc, activation, endpoints),
+            q6_rollback(route, version, doc, activation, endpoints, versions),
         ],
     )

@@ -13,6 +13,7 @@ from audit_app.models import AuditEvent
 from benchmarks_app.gate.wording import decided_by
 from contracts_app.document.engines import method_name
 from contracts_app.models import ContractVersion, Route
+from contracts_app.selectors import speculation_method_sql
 from dashboard_app.selectors.checklist.answers import QUESTIONS, Answer, Evidence, audit_url, field_evidence
 from dashboard_app.selectors.verdict import deciding
 from releases_app.choices import DecisionKind, GateVerdict, ReleaseState
@@ -28,6 +29,26 @@ class Activation:
     how: str
     by: str | None
     decision: Decision | None
+    # The method of the release's baseline (Q6's "return to the previous version"), read in
+    # SQL: the release comes without its versions' documents. None without a baseline.
+    previous_method: str | None = None
+
+
+# What Q1 and Q6 show of the activating release: its versions' numbers, not their documents
+# (two contract documents decoded per view for two numbers and one method, issue 26).
+_RELEASE_SHOWN = (
+    "id",
+    "route",
+    "state",
+    "gate_verdict",
+    "gate_result",
+    "baseline_version",
+    "baseline_version__number",
+    "candidate_version",
+    "candidate_version__number",
+    "proposed_by",
+    "proposed_by__username",
+)
 
 
 def activating_release(route: Route, version: ContractVersion) -> Activation | None:
@@ -36,6 +57,8 @@ def activating_release(route: Route, version: ContractVersion) -> Activation | N
     release = (
         Release.objects.filter(route=route, state__in=[ReleaseState.ACTIVE, ReleaseState.ROLLED_BACK])
         .select_related("baseline_version", "candidate_version", "proposed_by")
+        .only(*_RELEASE_SHOWN)
+        .annotate(previous_method=speculation_method_sql("baseline_version__"))
         .order_by("-id")
         .first()
     )
@@ -52,7 +75,8 @@ def activating_release(route: Route, version: ContractVersion) -> Activation | N
         .first()
     )
     who = decision.decided_by.get_username() if decision and decision.decided_by else None
-    return Activation(release, how, who, decision)
+    previous = str(getattr(release, "previous_method", "none")) if release.baseline_version_id else None
+    return Activation(release, how, who, decision, previous)
 
 
 def release_evidence(route: Route, activation: Activation | None) -> list[Evidence]:

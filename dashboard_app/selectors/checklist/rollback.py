@@ -5,11 +5,13 @@ the contract names for an approver, and the live one the acceptance watch acts o
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from contracts_app.document import rollback_target_of
 from contracts_app.document.engines import method_name
 from contracts_app.models import ContractVersion, Route
+from contracts_app.selectors import speculation_method_sql
 from dashboard_app.selectors.checklist.answers import (
     QUESTIONS,
     Answer,
@@ -20,6 +22,7 @@ from dashboard_app.selectors.checklist.answers import (
 )
 from dashboard_app.selectors.checklist.history import Activation
 from dashboard_app.selectors.checklist.watch import live_triggers
+from dashboard_app.selectors.history import VersionRow
 from live_app.models import Endpoint
 
 _TRIGGERS = {
@@ -30,8 +33,25 @@ _TRIGGERS = {
 }
 
 
+def _named(route: Route, number: int, versions: Sequence[VersionRow] | None) -> tuple[int, int, str] | None:
+    """(pk, number, method) of the route's version `number`, from `versions` (every version
+    of the route, as `version_history` reads them) when the caller has them: no document."""
+    if versions is not None:
+        return next(((v.pk, v.number, v.speculation_method) for v in versions if v.number == number), None)
+    return (
+        ContractVersion.objects.filter(route=route, number=number)
+        .annotate(method=speculation_method_sql())
+        .values_list("pk", "number", "method")
+        .first()
+    )
+
+
 def _target(
-    route: Route, version: ContractVersion, doc: dict[str, Any], activation: Activation | None
+    route: Route,
+    version: ContractVersion,
+    doc: dict[str, Any],
+    activation: Activation | None,
+    versions: Sequence[VersionRow] | None,
 ) -> tuple[str, bool]:
     """(the plan in words, whether a rollback has a target now)."""
     to = rollback_target_of(doc)
@@ -60,13 +80,13 @@ def _target(
                 "and propose it",
                 False,
             )
-        method = method_name(previous.speculation_method)
+        method = method_name(activation.previous_method or "none")
         return f"Return to the previous version, v{previous.number} ({method})", True
-    named = ContractVersion.objects.filter(route=route, number=to.number or 0).first()
-    if named is None or named.pk == version.pk:
+    named = _named(route, to.number or 0, versions)
+    if named is None or named[0] == version.pk:
         why = "does not exist on this route" if named is None else "is the active version itself"
         return f"No rollback target: the contract returns to version {to.number}, which {why}", False
-    return f"Return to version {named.number} ({method_name(named.speculation_method)})", True
+    return f"Return to version {named[1]} ({method_name(named[2])})", True
 
 
 def q6_rollback(
@@ -75,8 +95,9 @@ def q6_rollback(
     doc: dict[str, Any],
     activation: Activation | None,
     endpoints: list[Endpoint],
+    versions: Sequence[VersionRow] | None = None,
 ) -> Answer:
-    plan, has_target = _target(route, version, doc, activation)
+    plan, has_target = _target(route, version, doc, activation, versions)
     named = [_TRIGGERS.get(t, t) for t in (doc.get("rollback") or {}).get("when") or []]
     live = live_triggers(version, endpoints)
     parts = [plan + "."]
