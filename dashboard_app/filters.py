@@ -10,6 +10,7 @@ from django.db.models import Exists, OuterRef, QuerySet, Subquery
 from contracts_app.filtersets import RouteFilterSet
 from contracts_app.models import Route
 from dashboard_app.selectors.overview import NOT_MEASURED
+from kernel.filtersets import PageFilterForm
 from releases_app.choices import OPEN_STATES, GateVerdict
 from releases_app.models import Release
 
@@ -31,6 +32,7 @@ class OverviewFilterSet(RouteFilterSet):
     class Meta(RouteFilterSet.Meta):
         model = Route
         fields: list[str] = []
+        form = PageFilterForm
 
     def filter_verdict(self, queryset: QuerySet[Route], name: str, value: str) -> QuerySet[Route]:
         gated = Release.objects.filter(route=OuterRef("pk"), gate_verdict__isnull=False)

@@ -19,6 +19,10 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 
 from kernel.api.safety import INT64_MAX  # the largest a PostgreSQL bigint (every id) holds
+from kernel.widgets import PlainWidgets
+
+# One renderer for every form that uses it: Django's engine behind it is built once.
+PLAIN_WIDGETS = PlainWidgets()
 
 
 class ChoiceInFilter(django_filters.BaseInFilter, django_filters.ChoiceFilter):
@@ -77,6 +81,13 @@ def pattern_filter(
     return django_filters.CharFilter(
         field_name=field_name, max_length=max_length, validators=[validator], **kwargs
     )
+
+
+class PageFilterForm(forms.Form):
+    """A list page's filter form (a FilterSet's `Meta.form`): its inputs and selects drawn
+    in Python (`kernel.widgets.PlainWidgets`), the same HTML as Django's templates."""
+
+    default_renderer = PLAIN_WIDGETS
 
 
 def page_queryset(filterset: django_filters.FilterSet) -> QuerySet[Any]:

@@ -10,8 +10,14 @@ from urllib.parse import quote
 from django.urls import reverse
 from django.utils.http import RFC3986_SUBDELIMS
 
-# Digits only: it matches the `int` converter's pattern as well as `str`'s and `slug`'s.
+# Digits only: they match the `int` converter's pattern as well as `str`'s and `slug`'s.
 _MARKER = "9081726354"
+_SECOND = "8172635490"
+_SAFE = RFC3986_SUBDELIMS + "/~:@"
+
+
+def _quoted(arg: object) -> str:
+    return quote(str(arg), safe=_SAFE)
 
 
 def url_maker(name: str, *leading: object) -> Callable[[object], str]:
@@ -21,6 +27,18 @@ def url_maker(name: str, *leading: object) -> Callable[[object], str]:
     prefix, suffix = reverse(name, args=[*leading, _MARKER]).rsplit(_MARKER, 1)
 
     def make(arg: object) -> str:
-        return f"{prefix}{quote(str(arg), safe=RFC3986_SUBDELIMS + '/~:@')}{suffix}"
+        return f"{prefix}{_quoted(arg)}{suffix}"
+
+    return make
+
+
+def url_maker2(name: str) -> Callable[[object, object], str]:
+    """`url_maker` for a view whose path's two arguments both vary (each overview row's
+    route slug and active version number)."""
+    prefix, rest = reverse(name, args=[_MARKER, _SECOND]).split(_MARKER, 1)
+    middle, suffix = rest.rsplit(_SECOND, 1)
+
+    def make(first: object, second: object) -> str:
+        return f"{prefix}{_quoted(first)}{middle}{_quoted(second)}{suffix}"
 
     return make

@@ -14,6 +14,7 @@ from django.shortcuts import render
 from accounts_app.permissions import visible_routes
 from contracts_app.models import Route
 from dashboard_app.charts import figure_json, fleet_heatmap
+from dashboard_app.rows.fleet import fleet_rows
 from dashboard_app.selectors.live import drifted_endpoints
 from dashboard_app.selectors.overview import fleet_cells, fleet_history, route_rows
 from kernel.urls import url_maker
@@ -50,7 +51,7 @@ def fleet_page(request: HttpRequest) -> HttpResponse:
     context = {
         "cells": cells,
         "routes": [(route, route_url(route)) for route in routes],
-        "table": table,
+        "table": fleet_rows(table),
         "unmeasured": [row.route.slug for row in rows if not row.speedups],
         "history": history,
         "figure": figure_json(_fit_labels(fleet_heatmap(cells))) if cells else None,

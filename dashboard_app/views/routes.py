@@ -18,42 +18,20 @@ from contracts_app.document.schema import KNOWN_LANES
 from contracts_app.models import Route
 from contracts_app.views.pages import route_or_404
 from dashboard_app.filters import OverviewFilterSet
+from dashboard_app.rows.overview import overview_rows
 from dashboard_app.selectors.archived import archived_engine
 from dashboard_app.selectors.checklist import route_checklist
 from dashboard_app.selectors.description import route_description
 from dashboard_app.selectors.history import version_history
 from dashboard_app.selectors.live import drifted_endpoints, endpoint_rows, probes_pending
-from dashboard_app.selectors.overview import RouteRow, route_rows
+from dashboard_app.selectors.overview import route_rows
 from dashboard_app.views.route_rows import release_rows, version_rows
 from kernel.filtersets import page_filter_query, page_queryset
-from kernel.urls import url_maker
 from releases_app.models import Release
 
 # Routes per overview page: 500 routes on one page were 445 KB of HTML, 75% of it
 # template time (issue 16).
 OVERVIEW_PAGE_SIZE = 50
-
-
-def _with_links(rows: list[RouteRow]) -> list[tuple[RouteRow, dict[str, str | None]]]:
-    """Each row with its route's and releases' links, made from their patterns resolved
-    once: five `{% url %}` a row were a quarter of the page's template time (issue 26)."""
-    route_url, release_url = url_maker("route-detail"), url_maker("release-detail")
-
-    def release(pk: int | None) -> str | None:
-        return release_url(pk) if pk is not None else None
-
-    return [
-        (
-            row,
-            {
-                "route": route_url(row.route.slug),
-                "gated": release(row.gated_release_id),
-                "current": release(row.current_release_id),
-                "open": release(row.open_release_id),
-            },
-        )
-        for row in rows
-    ]
 
 
 @login_required
@@ -70,7 +48,7 @@ def routes_overview(request: HttpRequest) -> HttpResponse:
         request,
         "dashboard/routes_overview.html",
         {
-            "rows": _with_links(rows),
+            "rows": overview_rows(rows),
             "page": page,
             "query": page_filter_query(request, filterset),
             "form": filterset.form,

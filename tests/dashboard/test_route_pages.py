@@ -85,14 +85,14 @@ def test_the_route_page_reads_in_constant_queries(
 ) -> None:
     # The route page's 9 include one for live endpoints (the page's list, which its checklist's
     # Q1 and Q6 take instead of reading them again); the card reads its speedup facts in one
-    # query more (the overview row of the route), that row's live endpoints' conformance in one
-    # more, and its checklist's Q1 the live endpoints in one more.
+    # query more (the overview row of the route, with its live endpoints' conformance: one more
+    # on SQLite, a prefetch), and its checklist's Q1 the live endpoints in one more.
     # The route page reads the user's role once (whether to show the authoring forms,
     # dashboard/_route_authoring.html); the card reads that row too, for the user's route scope
     # (UserRole.route_slugs: a scoped user gets 404 on another route's card). The route page
     # reads its latest finished advice in one query more, and the newest acceptance alert
     # since only when there is one, none here (advice_app.selectors.advice_staleness).
-    pinned = {"/routes/contract-summaries/": 11, "/routes/contract-summaries/card/": 10}
+    pinned = {"/routes/contract-summaries/": 11, "/routes/contract-summaries/card/": 9}
     for url, queries in pinned.items():
         with assert_num_queries(queries):
             assert signed_in.get(url).status_code == 200
