@@ -22,6 +22,13 @@ FULLWIDTH = "\uff50\uff41\uff54"
 PARTLY = ["p\uff41t", " \uff50at ", "\uff50\uff41t", "pa\uff54"]
 
 
+@pytest.fixture(autouse=True)
+def _fast_passwords(settings: Any) -> None:
+    """Dozens of sign-ins a test, each checking a password: the limit is what is under test,
+    not the hasher (PBKDF2 would cost about 0.2 s of CPU a check)."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
 def pat(db: None) -> Any:
     return make_user("pat", "viewer")

@@ -6,11 +6,14 @@ through the real document core: validate, normalize, digest."""
 from __future__ import annotations
 
 import copy
+import functools
 from typing import Any
 
 import factory
 import yaml
+from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import make_password
 from django.db.models import Max
 from factory.django import DjangoModelFactory
 
@@ -44,13 +47,26 @@ def variant(doc: dict[str, Any], route: str | None = None, **changes: Any) -> di
     return out
 
 
+@functools.cache
+def _password_hash(hashers: tuple[str, ...]) -> str:
+    return make_password(PASSWORD)
+
+
+def _hashed_password() -> str:
+    """PASSWORD hashed by the first configured hasher once per process (per hasher list),
+    not once per user: PBKDF2 costs about 0.2 s of CPU a hash, and every test's actors are
+    users. Each user still holds a real hash any process of the project verifies (the
+    gunicorn and worker ones too); only the salt is shared."""
+    return _password_hash(tuple(settings.PASSWORD_HASHERS))
+
+
 class UserFactory(DjangoModelFactory):
     class Meta:
         model = get_user_model()
         skip_postgeneration_save = True
 
     username = factory.Sequence(lambda n: f"user{n}")
-    password = factory.PostGenerationMethodCall("set_password", PASSWORD)
+    password = factory.LazyFunction(_hashed_password)
 
     @factory.post_generation
     def role(self, create: bool, extracted: str | None, **kwargs: Any) -> None:
