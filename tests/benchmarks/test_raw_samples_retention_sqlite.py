@@ -6,17 +6,13 @@ Django start, not two)."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.integration
+from tests.support.sqlite_shell import sqlite_shell
 
-ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.integration
 
 SCRIPT = """
 import json
@@ -58,26 +54,7 @@ print(json.dumps({
 
 
 def test_the_prune_works_on_sqlite(tmp_path: Path) -> None:
-    env = {
-        **os.environ,
-        "DATABASE_URL": f"sqlite:///{tmp_path / 'demo.sqlite3'}",
-        "DJANGO_SETTINGS_MODULE": "specpact.settings",
-    }
-
-    def manage(*args: str) -> str:
-        done = subprocess.run(
-            [sys.executable, "manage.py", *args],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=600,
-            check=False,
-        )
-        assert done.returncode == 0, done.stderr[-3000:]
-        return done.stdout
-
-    out = json.loads(manage("shell", "-c", SCRIPT).strip().splitlines()[-1])
+    out = sqlite_shell(tmp_path, SCRIPT)
     assert out["vendor"] == "sqlite"
     assert (out["results"], out["samples"], out["again"], out["pruned"]) == (1, 10, 0, True)
     kept = {"workload": {"dataset": "builtin:chat"}, "levels": [{"concurrency": 1, "requests_per_s": 2.0}]}

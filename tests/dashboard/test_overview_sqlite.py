@@ -7,17 +7,13 @@ database is PostgreSQL): `migrate` on a new SQLite file, then the pages, in one
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.integration
+from tests.support.sqlite_shell import sqlite_shell
 
-ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.integration
 
 SCRIPT = """
 import json
@@ -53,22 +49,7 @@ print(json.dumps({
 
 
 def test_the_overview_and_the_fleet_read_on_sqlite(tmp_path: Path) -> None:
-    env = {
-        **os.environ,
-        "DATABASE_URL": f"sqlite:///{tmp_path / 'demo.sqlite3'}",
-        "DJANGO_SETTINGS_MODULE": "specpact.settings",
-    }
-    done = subprocess.run(
-        [sys.executable, "manage.py", "shell", "-c", SCRIPT],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    out = json.loads(done.stdout.strip().splitlines()[-1])
+    out = sqlite_shell(tmp_path, SCRIPT)
     assert out["vendor"] == "sqlite"
     assert set(out["status"].values()) == {200}
     overview, fleet = out["bodies"]["/"], out["bodies"]["/fleet/"]
