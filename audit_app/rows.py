@@ -17,11 +17,11 @@ from typing import Any
 
 from django.db.models import QuerySet
 from django.utils import timezone
-from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from audit_app.links import object_linker
 from audit_app.models import AuditEvent
+from kernel.markup import fmt, joined
 from kernel.urls import url_maker
 
 # What a row shows, in the order `event_rows` reads it.
@@ -94,26 +94,26 @@ def timeline_rows(events: Iterable[AuditEvent]) -> SafeString:
         before = e.before if isinstance(e.before, dict) else {}
         after = e.after if isinstance(e.after, dict) else {}
         state = [
-            format_html('<span class="badge badge-{}">{}</span> → ', before["state"], before["state"])
+            fmt('<span class="badge badge-{}">{}</span> → ', before["state"], before["state"])
             if before.get("state")
             else "",
-            format_html('<span class="badge badge-{}">{}</span>', after["state"], after["state"])
+            fmt('<span class="badge badge-{}">{}</span>', after["state"], after["state"])
             if after.get("state")
             else "",
-            format_html('<div class="muted">override: {}</div>', after["justification"])
+            fmt('<div class="muted">override: {}</div>', after["justification"])
             if after.get("justification")
             else "",
         ]
         at = timezone.localtime(e.at)  # as `|date` showed it: in the current zone (UTC)
         rows.append(
-            format_html(
+            fmt(
                 _TIMELINE_ROW,
                 at_iso=at.isoformat(),
                 at_words=at.strftime("%Y-%m-%d %H:%M:%S"),
                 actor=e.actor_label,
                 action=e.action,
-                state=mark_safe("".join(state)),  # noqa: S308  # each part made by format_html
+                state=joined(state),
                 reason=e.reason,
             )
         )
-    return mark_safe("".join(rows))  # noqa: S308  # each row made by format_html
+    return joined(rows)
