@@ -8,6 +8,7 @@ from django.db.models.functions import Coalesce
 
 from contracts_app.models import ContractVersion, Route
 from kernel.errors import NotFound
+from kernel.fixed_read import FixedRead
 
 
 def route_list() -> QuerySet[Route]:
@@ -17,10 +18,17 @@ def route_list() -> QuerySet[Route]:
     return Route.objects.with_active_version().order_by("slug")
 
 
+# Every route page and route API call starts here: compiled once (issue 26, point 1).
+_ROUTE_NAMED = FixedRead(
+    lambda slug: Route.objects.with_active_version().filter(slug=slug).order_by("pk")[:1], slug=str
+)
+
+
 def route_get(slug: str) -> Route:
-    route = Route.objects.with_active_version().filter(slug=slug).first()
-    if route is None:
+    found = _ROUTE_NAMED(slug=slug)
+    if not found:
         raise NotFound(f"No route named {slug!r}.")
+    route: Route = found[0]
     return route
 
 
