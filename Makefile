@@ -159,6 +159,7 @@ bench: setup services $(GUIDELLM_VENV)/bin/guidellm
 	  DATABASE_URL=$(BENCH_PG)/$$db $(PY) manage.py migrate --noinput -v 0 || exit 1; done
 	$(PY) benchmarks/datagen/run.py --database-url $(BENCH_PG)/$(BENCH_SMALL_DB) --scale small \
 	  --json benchmarks/out/datagen_small.json
+	$(PY) benchmarks/fixed_read.py --database-url $(BENCH_PG)/$(BENCH_SMALL_DB)
 	$(PY) benchmarks/datagen/run.py --database-url $(BENCH_PG)/$(BENCH_DATA_DB) --scale full \
 	  --json benchmarks/out/datagen_full.json
 	$(PY) benchmarks/control_plane/run.py --database-url $(BENCH_PG)/$(BENCH_DATA_DB) \
