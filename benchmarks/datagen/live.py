@@ -176,7 +176,7 @@ def _timeline(route: RoutePlan, start: datetime, end: datetime) -> list[list[Any
         if until <= start or since >= end:
             continue
         ok, drift = _facts(version)
-        speculates = _method(version) != "none"
+        speculates = version.speculation[0] != "none"
         out.append(
             [
                 route.id,
@@ -199,7 +199,7 @@ def _facts(version: VersionPlan) -> tuple[dict[str, Any], dict[str, Any]]:
     doc = version.stored.document
     engine = _engine(version) or "vllm"
     words = f"{ENGINE_NAMES[engine]} {doc['target'].get('engine_version') or ''}".strip()
-    method = _method(version)
+    method = version.speculation[0]
     checked: dict[str, tuple[Any, Any]] = {
         "target.model": (doc["target"].get("model"), doc["target"].get("model")),
         "speculation.method": (method, method),
@@ -229,7 +229,3 @@ def _facts(version: VersionPlan) -> tuple[dict[str, Any], dict[str, Any]]:
 def _engine(version: VersionPlan) -> str | None:
     engine = version.stored.document["target"].get("engine")
     return engine if engine in SERVER_ENGINES else None
-
-
-def _method(version: VersionPlan) -> str:
-    return str((version.stored.document.get("speculation") or {}).get("method", "none"))

@@ -26,6 +26,12 @@ class VersionPlan:
     created_by: int | None
     created_at: datetime
 
+    @property
+    def speculation(self) -> tuple[str, int]:
+        """The contract's speculation method and draft tokens (("none", 0) without speculation)."""
+        speculation = self.stored.document.get("speculation") or {}
+        return str(speculation.get("method", "none")), int(speculation.get("num_speculative_tokens") or 0)
+
 
 @dataclass
 class Transition:

@@ -160,17 +160,6 @@ def _spec(run: RunPlan) -> dict[str, Any]:
     )
 
 
-def _methods(run: RunPlan) -> dict[str, tuple[str, int]]:
-    out = {}
-    for arm, version in (("baseline", run.baseline), ("candidate", run.candidate)):
-        speculation = version.stored.document.get("speculation") or {}
-        out[arm] = (
-            str(speculation.get("method", "none")),
-            int(speculation.get("num_speculative_tokens") or 0),
-        )
-    return out
-
-
 def _required(run: RunPlan) -> float:
     """The largest speed-up the candidate's contract asks for."""
     improve = run.candidate.stored.document.get("measurement", {}).get("improve") or []
@@ -200,9 +189,10 @@ def _build_unit(unit: Unit, validate_every: int, rows: Rows, done: UnitsDone) ->
         if not run.has_result:
             continue
         assert run.worker is not None and run.started_at is not None and run.finished_at is not None
+        methods = {"baseline": run.baseline.speculation, "candidate": run.candidate.speculation}
         payload = result_payload(
             spec,
-            shapes=arm_shapes(spec, _methods(run), run.intent, seed=run.id),
+            shapes=arm_shapes(spec, methods, run.intent, seed=run.id),
             hardware=run.worker.hardware,
             started=run.started_at,
             intent=run.intent,
